@@ -1,0 +1,221 @@
+//! `kpe`: look at Kpé positions, play moves and count move trees with the
+//! reference rules.
+//!
+//! Exit codes: 0 success, 1 a move in `kpe play` was illegal, 2 bad arguments.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use kpe::{Game, Pit, Position, Profile, game_over, legal_moves};
+
+/// The reference rules of the mancala game Kpé (spec/RULES.md).
+#[derive(Parser)]
+#[command(name = "kpe", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the move sequences of each length 1..=DEPTH.
+    Perft {
+        /// How many plies deep to count.
+        depth: u32,
+        /// Start position in kpe notation, or `initial`.
+        #[arg(long, value_name = "POSITION", default_value = "initial", value_parser = parse_position)]
+        from: Position,
+        /// Rules profile: `default` or switches joined by commas
+        /// (skip-origin, strict-lock, feed-after-capture, end-when-unfeedable,
+        /// end-on-repetition).
+        #[arg(long, value_name = "PROFILE", default_value = "default")]
+        rules: Profile,
+        /// Split the count at DEPTH by first move instead.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Draw a position and say what it means.
+    Show {
+        /// A position in kpe notation, or `initial`.
+        #[arg(value_parser = parse_position)]
+        position: Position,
+        /// Rules profile.
+        #[arg(long, value_name = "PROFILE", default_value = "default")]
+        rules: Profile,
+    },
+    /// Play moves and trace what each rule did.
+    Play {
+        /// Moves: pit names (S1..S4, N1..N4), or 1..4 for the mover's own pit.
+        #[arg(value_name = "MOVE", required = true)]
+        moves: Vec<String>,
+        /// Start position in kpe notation, or `initial`.
+        #[arg(long, value_name = "POSITION", default_value = "initial", value_parser = parse_position)]
+        from: Position,
+        /// Rules profile.
+        #[arg(long, value_name = "PROFILE", default_value = "default")]
+        rules: Profile,
+        /// Print the trace as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_position(text: &str) -> Result<Position, String> {
+    if text == "initial" {
+        return Ok(Position::initial());
+    }
+    text.parse().map_err(|e: kpe::PositionError| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Perft {
+            depth,
+            from,
+            rules,
+            divide,
+        } => {
+            if divide {
+                let split = kpe::divide(&from, depth, rules);
+                for (pit, n) in &split {
+                    println!("{pit} {n}");
+                }
+                println!("total {}", split.iter().map(|(_, n)| n).sum::<u64>());
+            } else {
+                for d in 1..=depth {
+                    println!("{d} {}", kpe::perft(&from, d, rules));
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Show { position, rules } => {
+            print!("{}", show(&position, rules));
+            ExitCode::SUCCESS
+        }
+        Command::Play {
+            moves,
+            from,
+            rules,
+            json,
+        } => play(&moves, from, rules, json),
+    }
+}
+
+fn show(position: &Position, rules: Profile) -> String {
+    let mut out = format!("{position}\n\n{}\n", position.diagram());
+    let mover = position.to_move();
+    out += &format!("{mover} to move (rules: {rules})\n");
+    match game_over(position, rules) {
+        Some(reason) => {
+            let totals = kpe::sweep(position);
+            out += &format!(
+                "game over: {reason} ({}); after the sweep South {} - North {}\n",
+                reason.rule(),
+                totals[0],
+                totals[1]
+            );
+        }
+        None => {
+            let moves: Vec<String> = legal_moves(position, rules)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            out += &format!("legal moves: {}\n", moves.join(" "));
+        }
+    }
+    for player in kpe::Player::BOTH {
+        let state = if position.lock_open(player) {
+            "unlocked: may capture (LOCK-1)".to_owned()
+        } else {
+            let unused: Vec<String> = player
+                .pits()
+                .iter()
+                .filter(|p| !position.has_used(**p))
+                .map(ToString::to_string)
+                .collect();
+            format!("locked until {} used (LOCK-1)", unused.join(", "))
+        };
+        out += &format!("{player}: {state}\n");
+    }
+    out
+}
+
+/// A move argument: a pit name, or 1..4 for the mover's own pit number.
+fn parse_move(text: &str, position: &Position) -> Result<Pit, String> {
+    if let Ok(n) = text.parse::<u8>() {
+        return Pit::of(position.to_move(), n)
+            .ok_or_else(|| format!("`{text}` is not a pit number: expected 1..4 or a pit name"));
+    }
+    text.parse::<Pit>().map_err(|e| e.to_string())
+}
+
+fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCode {
+    let mut game = Game::new(from, rules);
+    let mut plies = Vec::new();
+    let mut failure = None;
+    if !json {
+        println!("start {from} (rules: {rules})\n\n{}", from.diagram());
+    }
+    for (i, text) in moves.iter().enumerate() {
+        let ply = i + 1;
+        let before = *game.current();
+        let pit = match parse_move(text, &before) {
+            Ok(pit) => pit,
+            Err(e) => {
+                eprintln!("error: move {ply} (`{text}`): {e}");
+                return ExitCode::from(2);
+            }
+        };
+        match game.play(pit) {
+            Ok(report) => {
+                let report = report.clone();
+                let after = *game.current();
+                if json {
+                    plies.push(serde_json::json!({
+                        "ply": ply,
+                        "before": before,
+                        "report": report,
+                        "rules": report.rules(),
+                        "after": after,
+                    }));
+                } else {
+                    println!("ply {ply}: {report}");
+                    println!("  rules: {}", report.rules().join(" "));
+                    println!("  {after}\n\n{}", after.diagram());
+                }
+            }
+            Err(e) => {
+                failure = Some(serde_json::json!({
+                    "ply": ply,
+                    "move": pit,
+                    "position": e.position,
+                    "reason": e.reason,
+                    "rule": e.reason.rule(),
+                    "message": e.to_string(),
+                }));
+                if !json {
+                    eprintln!("error: ply {ply}: {e}");
+                }
+                break;
+            }
+        }
+    }
+    if json {
+        let out = serde_json::json!({
+            "rules": rules,
+            "start": from,
+            "plies": plies,
+            "outcome": game.outcome(),
+            "error": failure,
+        });
+        println!("{out:#}");
+    } else {
+        println!("result: {}", game.outcome());
+    }
+    if failure.is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,234 @@
+//! A game record: a start position and the moves played from it, replayed by
+//! the rules, with the repetition check of `end-on-repetition` (END-3).
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::board::{Pit, Player};
+use crate::position::Position;
+use crate::profile::{Profile, Switch};
+use crate::report::{End, EndReason, Report};
+use crate::rules::{self, IllegalMove, Moves, Reason};
+
+/// How a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The player to move still has a legal move.
+    Unfinished,
+    /// The game is over.
+    Finished {
+        /// Why it ended and the final totals.
+        #[serde(flatten)]
+        end: End,
+        /// The winner, absent for a draw (RES-2, RES-3).
+        winner: Option<Player>,
+    },
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Unfinished => f.write_str("unfinished"),
+            Outcome::Finished { end, .. } => end.fmt(f),
+        }
+    }
+}
+
+/// A move refused during a replay, with the ply (1-based) it was at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    /// 1-based number of the refused move in the record.
+    pub ply: usize,
+    /// The refusal.
+    pub error: IllegalMove,
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ply {}: {}", self.ply, self.error)
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// A game: start position, profile, and every move played so far.
+///
+/// ```
+/// use kpe::{Game, Position, Profile};
+/// let moves = ["S1", "N1"].map(|m| m.parse().unwrap());
+/// let game = Game::replay(Position::initial(), Profile::DEFAULT, &moves).unwrap();
+/// assert_eq!(game.current().to_string(), "1,8,8,8/0,8,8,7 S 0/0 1---/1---");
+/// assert_eq!(game.outcome().to_string(), "unfinished");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Game {
+    profile: Profile,
+    positions: Vec<Position>,
+    reports: Vec<Report>,
+    seen: HashSet<Position>,
+    end: Option<End>,
+}
+
+impl Game {
+    /// A game about to start from `start`.
+    #[must_use]
+    pub fn new(start: Position, profile: Profile) -> Game {
+        let end = rules::game_over(&start, profile).map(|reason| End {
+            reason,
+            totals: rules::sweep(&start),
+        });
+        Game {
+            profile,
+            positions: vec![start],
+            reports: Vec::new(),
+            seen: HashSet::from([start]),
+            end,
+        }
+    }
+
+    /// Replays `moves` from `start`.
+    ///
+    /// # Errors
+    ///
+    /// Returns the first refused move with its ply number.
+    pub fn replay(start: Position, profile: Profile, moves: &[Pit]) -> Result<Game, ReplayError> {
+        let mut game = Game::new(start, profile);
+        for (i, &pit) in moves.iter().enumerate() {
+            game.play(pit)
+                .map_err(|error| ReplayError { ply: i + 1, error })?;
+        }
+        Ok(game)
+    }
+
+    /// Plays one move and returns its report.
+    ///
+    /// # Errors
+    ///
+    /// Returns an [`IllegalMove`] when the rules refuse the move, including
+    /// any move after the game has ended by repetition (MOVE-3).
+    pub fn play(&mut self, pit: Pit) -> Result<&Report, IllegalMove> {
+        let current = *self.current();
+        if self.end.is_some() {
+            return Err(IllegalMove {
+                pit,
+                position: current,
+                reason: Reason::GameOver,
+            });
+        }
+        let (next, mut report) = rules::play(&current, pit, self.profile)?;
+        // END-3 (I5): under the alternative the first recurrence ends the game.
+        let repeated = !self.seen.insert(next);
+        if report.end.is_none() && repeated && self.profile.has(Switch::EndOnRepetition) {
+            report.end = Some(End {
+                reason: EndReason::Repetition,
+                totals: rules::sweep(&next),
+            });
+        }
+        self.end = report.end;
+        self.positions.push(next);
+        self.reports.push(report);
+        Ok(self.reports.last().expect("a report was just pushed"))
+    }
+
+    /// The profile the game is played under.
+    #[must_use]
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// The start position.
+    #[must_use]
+    pub fn start(&self) -> &Position {
+        &self.positions[0]
+    }
+
+    /// The position now.
+    #[must_use]
+    pub fn current(&self) -> &Position {
+        self.positions
+            .last()
+            .expect("a game always has its start position")
+    }
+
+    /// Every position so far, the start first.
+    #[must_use]
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
+    /// The report of each move played, in order.
+    #[must_use]
+    pub fn reports(&self) -> &[Report] {
+        &self.reports
+    }
+
+    /// Whether the current position occurred earlier in the game.
+    #[must_use]
+    pub fn is_repetition(&self) -> bool {
+        self.positions[..self.positions.len() - 1].contains(self.current())
+    }
+
+    /// The legal moves now: none once the game is over, including by
+    /// repetition under `end-on-repetition`.
+    #[must_use]
+    pub fn legal_moves(&self) -> Moves {
+        if self.end.is_some() {
+            Moves::new()
+        } else {
+            rules::legal_moves(self.current(), self.profile)
+        }
+    }
+
+    /// How the game stands.
+    #[must_use]
+    pub fn outcome(&self) -> Outcome {
+        match self.end {
+            None => Outcome::Unfinished,
+            Some(end) => Outcome::Finished {
+                end,
+                winner: end.winner(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chase() -> Position {
+        // One stone each, four pits apart: they chase each other for ever.
+        "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse().unwrap()
+    }
+
+    fn moves(names: &[&str]) -> Vec<Pit> {
+        names.iter().map(|m| m.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn end_3_repetition_ends_the_game_only_under_end_on_repetition() {
+        let cycle = moves(&["S1", "N1", "S2", "N2", "S3", "N3", "S4", "N4"]);
+        let game = Game::replay(chase(), Profile::DEFAULT, &cycle).unwrap();
+        assert_eq!(game.outcome(), Outcome::Unfinished);
+        assert!(game.is_repetition());
+        let strict = Profile::with(&[Switch::EndOnRepetition]);
+        let game = Game::replay(chase(), strict, &cycle).unwrap();
+        let Outcome::Finished { end, winner } = game.outcome() else {
+            panic!("expected the repetition to end the game");
+        };
+        assert_eq!(end.reason, EndReason::Repetition);
+        assert_eq!(end.totals, [23, 25]);
+        assert_eq!(winner, Some(Player::North));
+        let err = Game::replay(
+            chase(),
+            strict,
+            &moves(&["S1", "N1", "S2", "N2", "S3", "N3", "S4", "N4", "S1"]),
+        )
+        .unwrap_err();
+        assert_eq!(err.ply, 9);
+        assert_eq!(err.error.reason, Reason::GameOver);
+    }
+}

@@ -1,0 +1,47 @@
+//! # kpe: the rules authority for the mancala game Kpé
+//!
+//! The rules code here is the reference implementation of `spec/RULES.md`:
+//! each step is a small function tagged with the rule IDs it decides.
+//!
+//! ```
+//! use kpe::{Game, Pit, Position, Profile, legal_moves, play};
+//!
+//! // The initial position: six stones in each of the eight pits, South to move.
+//! let start = Position::initial();
+//! assert_eq!(start.to_string(), "6,6,6,6/6,6,6,6 S 0/0 ----/----");
+//!
+//! // Every pit is a legal first move.
+//! assert_eq!(legal_moves(&start, Profile::DEFAULT).len(), 4);
+//!
+//! // Play S4: six stones go into N1..N4, S1 and S2.
+//! let s4: Pit = "S4".parse()?;
+//! let (next, report) = play(&start, s4, Profile::DEFAULT)?;
+//! assert_eq!(next.to_string(), "7,7,6,0/7,7,7,7 N 0/0 ---4/----");
+//! assert!(report.captures.is_empty()); // captures are still locked (LOCK-1)
+//!
+//! // A move that is not legal comes back as an error with a reason code.
+//! let err = play(&next, s4, Profile::DEFAULT).unwrap_err();
+//! assert_eq!(err.reason.code(), "not-own-pit");
+//!
+//! // Readings the sources leave open are switches of the rules profile.
+//! let profile: Profile = "skip-origin,end-on-repetition".parse()?;
+//! let game = Game::replay(start, profile, &[s4])?;
+//! assert_eq!(game.current(), &next);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod board;
+mod game;
+mod perft;
+mod position;
+mod profile;
+mod report;
+mod rules;
+
+pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
+pub use game::{Game, Outcome, ReplayError};
+pub use perft::{divide, perft};
+pub use position::{Position, PositionError, Setup};
+pub use profile::{ParseProfileError, Profile, Switch};
+pub use report::{Capture, End, EndReason, Feeding, Report};
+pub use rules::{IllegalMove, Moves, Reason, game_over, legal_moves, play, sweep};

@@ -1,0 +1,88 @@
+//! Perft: counting the move sequences of a given length, the usual way to
+//! fingerprint a move generator.
+
+use crate::board::Pit;
+use crate::position::Position;
+use crate::profile::{Profile, Switch};
+use crate::rules::{apply, legal_moves};
+
+/// The number of move sequences of exactly `depth` moves from `position`
+/// under `profile`. A finished game has no continuations; under
+/// `end-on-repetition` a position that repeats one on the path from
+/// `position` is finished.
+///
+/// ```
+/// use kpe::{Position, Profile, perft};
+/// assert_eq!(perft(&Position::initial(), 1, Profile::DEFAULT), 4);
+/// assert_eq!(perft(&Position::initial(), 2, Profile::DEFAULT), 16);
+/// ```
+#[must_use]
+pub fn perft(position: &Position, depth: u32, profile: Profile) -> u64 {
+    let mut path = Path::new(position, depth, profile);
+    count(position, depth, profile, &mut path)
+}
+
+/// Perft split by first move: each legal move with the count below it.
+#[must_use]
+pub fn divide(position: &Position, depth: u32, profile: Profile) -> Vec<(Pit, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    let mut path = Path::new(position, depth, profile);
+    legal_moves(position, profile)
+        .into_iter()
+        .map(|pit| {
+            let (child, _) = apply(position, pit, profile);
+            (pit, child_count(&child, depth - 1, profile, &mut path))
+        })
+        .collect()
+}
+
+/// The positions from the root to the current node, kept only under
+/// `end-on-repetition` (allocated once per perft call, not per move).
+struct Path(Option<Vec<Position>>);
+
+impl Path {
+    fn new(root: &Position, depth: u32, profile: Profile) -> Path {
+        Path(profile.has(Switch::EndOnRepetition).then(|| {
+            let mut v = Vec::with_capacity(depth as usize + 1);
+            v.push(*root);
+            v
+        }))
+    }
+}
+
+fn count(position: &Position, depth: u32, profile: Profile, path: &mut Path) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = legal_moves(position, profile);
+    if depth == 1 {
+        // Bulk count at the last ply.
+        return moves.len() as u64;
+    }
+    moves
+        .into_iter()
+        .map(|pit| {
+            let (child, _) = apply(position, pit, profile);
+            child_count(&child, depth - 1, profile, path)
+        })
+        .sum()
+}
+
+fn child_count(child: &Position, depth: u32, profile: Profile, path: &mut Path) -> u64 {
+    match &mut path.0 {
+        None => count(child, depth, profile, path),
+        Some(stack) => {
+            if depth > 0 && stack.contains(child) {
+                return 0; // END-3: the game ended by repetition.
+            }
+            stack.push(*child);
+            let n = count(child, depth, profile, path);
+            if let Some(stack) = &mut path.0 {
+                stack.pop();
+            }
+            n
+        }
+    }
+}

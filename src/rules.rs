@@ -1,0 +1,401 @@
+//! The rules of Kpé, step by step as `spec/RULES.md` gives them.
+//!
+//! Each step is one function tagged with the rule IDs it decides. Positions
+//! are small `Copy` values and move lists are fixed-size arrays, so nothing
+//! here allocates.
+
+use std::fmt;
+
+use arrayvec::ArrayVec;
+
+use crate::board::{Pit, Player};
+use crate::position::Position;
+use crate::profile::{Profile, Switch};
+use crate::report::{Capture, End, EndReason, Feeding, Report};
+
+/// The legal moves of a position: at most four pits.
+pub type Moves = ArrayVec<Pit, 4>;
+
+/// Why a move was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Reason {
+    /// The pit is in the opponent's row (MOVE-1).
+    NotOwnPit,
+    /// The pit is empty (MOVE-2).
+    EmptyPit,
+    /// The opponent's row is empty and this move does not feed it, while
+    /// another move would (FEED-1).
+    FeedingRequired,
+    /// The game is already over (MOVE-3).
+    GameOver,
+}
+
+impl Reason {
+    /// The reason code used in files and reports: `not-own-pit`, `empty-pit`,
+    /// `feeding-required` or `game-over`.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            Reason::NotOwnPit => "not-own-pit",
+            Reason::EmptyPit => "empty-pit",
+            Reason::FeedingRequired => "feeding-required",
+            Reason::GameOver => "game-over",
+        }
+    }
+
+    /// The rule ID that refuses the move.
+    #[must_use]
+    pub const fn rule(self) -> &'static str {
+        match self {
+            Reason::NotOwnPit => "MOVE-1",
+            Reason::EmptyPit => "MOVE-2",
+            Reason::FeedingRequired => "FEED-1",
+            Reason::GameOver => "MOVE-3",
+        }
+    }
+
+    /// Every reason code.
+    pub const ALL: [Reason; 4] = [
+        Reason::NotOwnPit,
+        Reason::EmptyPit,
+        Reason::FeedingRequired,
+        Reason::GameOver,
+    ];
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// A move the rules refuse, with the position it was tried in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalMove {
+    /// The move tried.
+    pub pit: Pit,
+    /// The position it was tried in.
+    pub position: Position,
+    /// Why it was refused.
+    pub reason: Reason,
+}
+
+impl fmt::Display for IllegalMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mover = self.position.to_move();
+        let why = match self.reason {
+            Reason::NotOwnPit => format!("{} is {}'s pit", self.pit, self.pit.owner()),
+            Reason::EmptyPit => format!("{} is empty", self.pit),
+            Reason::FeedingRequired => format!(
+                "{}'s row is empty and {} does not feed it, but another move would",
+                mover.opponent(),
+                self.pit
+            ),
+            Reason::GameOver => "the game is over".to_owned(),
+        };
+        write!(
+            f,
+            "illegal move {} for {mover} in `{}`: {why} ({}, {})",
+            self.pit,
+            self.position,
+            self.reason.code(),
+            self.reason.rule()
+        )
+    }
+}
+
+impl std::error::Error for IllegalMove {}
+
+/// The legal moves in `position` under `profile`, in pit order.
+///
+/// Empty exactly when the game is over (END-1, or FEED-3 under
+/// `end-when-unfeedable`). Repetition (END-3) depends on the game's history
+/// and is judged by [`crate::Game`], not here.
+///
+/// ```
+/// use kpe::{Position, Profile, legal_moves};
+/// let moves = legal_moves(&Position::initial(), Profile::DEFAULT);
+/// assert_eq!(moves.len(), 4);
+/// ```
+#[must_use]
+pub fn legal_moves(position: &Position, profile: Profile) -> Moves {
+    legal_moves_and_feeding(position, profile).0
+}
+
+/// Whether the game is over in `position`, and why (END-1, FEED-3).
+#[must_use]
+pub fn game_over(position: &Position, profile: Profile) -> Option<EndReason> {
+    if !legal_moves(position, profile).is_empty() {
+        return None;
+    }
+    if position.row_stones(position.to_move()) == 0 {
+        Some(EndReason::NoStones)
+    } else {
+        Some(EndReason::Unfeedable)
+    }
+}
+
+/// The final totals if the game ended in `position`: each player's captured
+/// stones plus the stones lying in their own row (END-2, RES-1).
+#[must_use]
+pub fn sweep(position: &Position) -> [u8; 2] {
+    Player::BOTH.map(|p| position.captured(p) + position.row_stones(p))
+}
+
+/// Plays `pit` in `position` under `profile`.
+///
+/// Returns the position after the move (before any end-of-game sweep, so
+/// board plus captured stones is still 48) and a report of what happened.
+///
+/// ```
+/// use kpe::{Pit, Position, Profile, play};
+/// let s1: Pit = "S1".parse().unwrap();
+/// let (after, report) = play(&Position::initial(), s1, Profile::DEFAULT).unwrap();
+/// assert_eq!(after.to_string(), "0,7,7,7/7,7,7,6 N 0/0 1---/----");
+/// assert_eq!(report.landing.to_string(), "N3");
+/// ```
+///
+/// # Errors
+///
+/// Returns an [`IllegalMove`] when the game is over (MOVE-3), the pit is not
+/// the mover's (MOVE-1), the pit is empty (MOVE-2), or the opponent must be
+/// fed and this move does not feed (FEED-1).
+pub fn play(
+    position: &Position,
+    pit: Pit,
+    profile: Profile,
+) -> Result<(Position, Report), IllegalMove> {
+    let (legal, feeding) = legal_moves_and_feeding(position, profile);
+    let refuse = |reason| IllegalMove {
+        pit,
+        position: *position,
+        reason,
+    };
+    if legal.is_empty() {
+        return Err(refuse(Reason::GameOver)); // MOVE-3
+    }
+    if pit.owner() != position.to_move() {
+        return Err(refuse(Reason::NotOwnPit)); // MOVE-1
+    }
+    if position.stones(pit) == 0 {
+        return Err(refuse(Reason::EmptyPit)); // MOVE-2
+    }
+    if !legal.contains(&pit) {
+        return Err(refuse(Reason::FeedingRequired)); // FEED-1
+    }
+    let (after, mut report) = apply(position, pit, profile);
+    report.feeding = feeding;
+    report.end = game_over(&after, profile).map(|reason| End {
+        reason,
+        totals: sweep(&after),
+    });
+    Ok((after, report))
+}
+
+/// Legal moves plus how the feeding rule shaped them.
+fn legal_moves_and_feeding(position: &Position, profile: Profile) -> (Moves, Option<Feeding>) {
+    let mover = position.to_move();
+    // MOVE-1, MOVE-2: any non-empty pit of the mover's own row.
+    let candidates: Moves = mover
+        .pits()
+        .into_iter()
+        .filter(|&p| position.stones(p) > 0)
+        .collect();
+    // END-1: no stones, no moves.
+    if candidates.is_empty() || position.row_stones(mover.opponent()) > 0 {
+        return (candidates, None);
+    }
+    // FEED-1: the opponent's row is empty, so a feeding move is required
+    // whenever one exists.
+    let feeding: Moves = candidates
+        .iter()
+        .copied()
+        .filter(|&p| feeds(position, p, profile))
+        .collect();
+    if !feeding.is_empty() {
+        return (feeding, Some(Feeding::Forced));
+    }
+    // FEED-3 (I4): no move feeds.
+    if profile.has(Switch::EndWhenUnfeedable) {
+        (Moves::new(), None) // alternative: the game ends at once
+    } else {
+        (candidates, Some(Feeding::Lapsed)) // default: the obligation lapses
+    }
+}
+
+/// FEED-2 (I3): whether playing `pit` feeds the opponent's empty row.
+fn feeds(position: &Position, pit: Pit, profile: Profile) -> bool {
+    let opponent = position.to_move().opponent();
+    let (after, report) = apply(position, pit, profile);
+    if profile.has(Switch::FeedAfterCapture) {
+        // Alternative: the opponent must have a stone left after captures.
+        after.row_stones(opponent) > 0
+    } else {
+        // Default: the sowing puts at least one stone into their row.
+        report.sown.iter().any(|p| p.owner() == opponent)
+    }
+}
+
+/// Sows and captures, with no legality checks: the heart of a move.
+pub(crate) fn apply(position: &Position, pit: Pit, profile: Profile) -> (Position, Report) {
+    let mover = position.to_move();
+    let mut next = *position;
+    let mut report = Report {
+        mover,
+        pit,
+        stones: position.stones(pit),
+        sown: ArrayVec::new(),
+        landing: pit,
+        lock_opened: false,
+        capture_locked: false,
+        captures: ArrayVec::new(),
+        feeding: None,
+        end: None,
+    };
+    sow(&mut next, pit, profile, &mut report);
+    // LOCK-2: the pit is now used by the mover, for good.
+    next.mark_used(pit);
+    report.lock_opened = !position.lock_open(mover) && next.lock_open(mover);
+    report.capture_locked = !may_capture(position, &next, profile);
+    if !report.capture_locked {
+        capture(&mut next, report.landing, &mut report);
+    }
+    // SOW-1: the turn passes; there are no extra turns.
+    next.to_move = mover.opponent();
+    (next, report)
+}
+
+/// SOW-2 to SOW-5: take up every stone of `pit` and sow them one by one in
+/// sowing order, a single lap.
+fn sow(position: &mut Position, pit: Pit, profile: Profile, report: &mut Report) {
+    // SOW-2: take up all the stones.
+    let mut in_hand = position.pits[pit.index()];
+    position.pits[pit.index()] = 0;
+    let mut current = pit;
+    while in_hand > 0 {
+        // SOW-3: one stone into each following pit, counter-clockwise.
+        current = current.next();
+        // SOW-4 (I1): coming back around to the origin.
+        if current == pit && profile.has(Switch::SkipOrigin) {
+            continue;
+        }
+        position.pits[current.index()] += 1;
+        in_hand -= 1;
+        report.sown.push(current);
+    }
+    // SOW-5: the lap ends where the last stone fell; no relay.
+    report.landing = current;
+}
+
+/// LOCK-1, LOCK-3 (I2): whether the mover may capture with this move.
+fn may_capture(before: &Position, after_sowing: &Position, profile: Profile) -> bool {
+    let mover = before.to_move();
+    if profile.has(Switch::StrictLock) {
+        // Alternative: all four pits must have been used before this move.
+        before.lock_open(mover)
+    } else {
+        // Default: judged after this move's pit is marked used.
+        after_sowing.lock_open(mover)
+    }
+}
+
+/// CAP-1 to CAP-4: capture at the landing pit, then backward along the chain.
+fn capture(position: &mut Position, landing: Pit, report: &mut Report) {
+    let mover = position.to_move();
+    let mut pit = landing;
+    // CAP-3: only the opponent's pits; the chain stops at the mover's row.
+    // CAP-1 (landing pit) and CAP-2 (each pit before it): exactly 2 or 4.
+    while pit.owner() != mover && matches!(position.stones(pit), 2 | 4) {
+        let stones = position.stones(pit);
+        // CAP-4: the stones leave the board and count for the capturer.
+        position.pits[pit.index()] = 0;
+        position.captured[mover.index()] += stones;
+        report.captures.push(Capture { pit, stones });
+        pit = pit.prev();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(text: &str) -> Position {
+        text.parse().unwrap()
+    }
+
+    fn pit(name: &str) -> Pit {
+        name.parse().unwrap()
+    }
+
+    fn names(moves: &Moves) -> Vec<String> {
+        moves.iter().map(ToString::to_string).collect()
+    }
+
+    fn after(text: &str, mv: &str, profile: &str) -> (String, Report) {
+        let (p, r) = play(&pos(text), pit(mv), profile.parse().unwrap()).unwrap();
+        (p.to_string(), r)
+    }
+
+    #[test]
+    fn sow_1_2_3_first_move_sows_six_forward_and_passes_the_turn() {
+        let (p, r) = after("6,6,6,6/6,6,6,6 S 0/0 ----/----", "S3", "default");
+        assert_eq!(p, "7,6,0,7/7,7,7,7 N 0/0 --3-/----");
+        assert_eq!(
+            names(&r.sown.iter().copied().take(4).collect()),
+            ["S4", "N1", "N2", "N3"]
+        );
+        assert_eq!(r.sown.len(), 6);
+        assert_eq!(r.landing, pit("S1"));
+    }
+
+    #[test]
+    fn sow_4_origin_is_sown_by_default_and_skipped_under_skip_origin() {
+        // S1 holds 8: default sows S2..N4 then S1 itself (last stone home).
+        let start = "8,6,6,6/6,6,6,4 S 0/0 1---/1234";
+        let (p, r) = after(start, "S1", "default");
+        assert_eq!(p, "1,7,7,7/7,7,7,5 N 0/0 1---/1234");
+        assert_eq!(r.landing, pit("S1"));
+        let (p, r) = after(start, "S1", "skip-origin");
+        assert_eq!(p, "0,8,7,7/7,7,7,5 N 0/0 1---/1234");
+        assert_eq!(r.landing, pit("S2"));
+    }
+
+    #[test]
+    fn cap_1_2_capture_and_chain_when_unlocked() {
+        // South S4 holds 3: sows N1 N2 N3 -> 2, 4, 2 -> chain N3, N2, N1.
+        let (p, r) = after("9,10,8,3/1,3,1,9 S 0/4 1234/1234", "S4", "default");
+        assert_eq!(p, "9,10,8,0/0,0,0,9 N 8/4 1234/1234");
+        assert_eq!(r.captured(), 8);
+        assert_eq!(r.captures.len(), 3);
+    }
+
+    #[test]
+    fn lock_1_3_unlocking_move_captures_only_under_the_default_reading() {
+        // South's last unused pit is S1 (6 stones), landing N3 -> 2, N2 -> 4.
+        let start = "6,10,8,7/2,3,1,9 S 0/2 -234/1234";
+        let (p, r) = after(start, "S1", "default");
+        assert!(r.lock_opened);
+        assert!(!r.capture_locked);
+        assert_eq!(p, "0,11,9,8/3,0,0,9 N 6/2 1234/1234");
+        let (_, r) = after(start, "S1", "strict-lock");
+        assert!(r.lock_opened);
+        assert!(r.capture_locked);
+        assert!(r.captures.is_empty());
+    }
+
+    #[test]
+    fn move_errors_carry_their_reason_codes() {
+        let start = pos("6,6,6,6/6,6,6,6 S 0/0 ----/----");
+        let e = play(&start, pit("N1"), Profile::DEFAULT).unwrap_err();
+        assert_eq!(e.reason, Reason::NotOwnPit);
+        let p = pos("0,7,7,7/7,7,7,6 S 0/0 1---/---4");
+        let e = play(&p, pit("S1"), Profile::DEFAULT).unwrap_err();
+        assert_eq!(e.reason, Reason::EmptyPit);
+        assert!(e.to_string().contains("empty-pit"));
+        let over = pos("0,0,0,0/10,10,4,0 S 12/12 1234/1234");
+        let e = play(&over, pit("S1"), Profile::DEFAULT).unwrap_err();
+        assert_eq!(e.reason, Reason::GameOver);
+    }
+}
