@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::board::{Pit, Player};
 use crate::position::Position;
@@ -13,17 +13,18 @@ use crate::report::{End, EndReason, Report};
 use crate::rules::{self, IllegalMove, Moves, Reason};
 
 /// How a game stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(tag = "state", rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "state", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Outcome {
     /// The player to move still has a legal move.
     Unfinished,
     /// The game is over.
     Finished {
-        /// Why it ended and the final totals.
-        #[serde(flatten)]
-        end: End,
-        /// The winner, absent for a draw (RES-2, RES-3).
+        /// Why it ended.
+        reason: EndReason,
+        /// Final totals after the sweep, South then North (END-2, RES-1).
+        totals: [u8; 2],
+        /// The winner; `null` for a draw (RES-2, RES-3).
         winner: Option<Player>,
     },
 }
@@ -32,7 +33,11 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Outcome::Unfinished => f.write_str("unfinished"),
-            Outcome::Finished { end, .. } => end.fmt(f),
+            Outcome::Finished { reason, totals, .. } => End {
+                reason: *reason,
+                totals: *totals,
+            }
+            .fmt(f),
         }
     }
 }
@@ -188,7 +193,8 @@ impl Game {
         match self.end {
             None => Outcome::Unfinished,
             Some(end) => Outcome::Finished {
-                end,
+                reason: end.reason,
+                totals: end.totals,
                 winner: end.winner(),
             },
         }
@@ -216,12 +222,14 @@ mod tests {
         assert!(game.is_repetition());
         let strict = Profile::with(&[Switch::EndOnRepetition]);
         let game = Game::replay(chase(), strict, &cycle).unwrap();
-        let Outcome::Finished { end, winner } = game.outcome() else {
-            panic!("expected the repetition to end the game");
-        };
-        assert_eq!(end.reason, EndReason::Repetition);
-        assert_eq!(end.totals, [23, 25]);
-        assert_eq!(winner, Some(Player::North));
+        assert_eq!(
+            game.outcome(),
+            Outcome::Finished {
+                reason: EndReason::Repetition,
+                totals: [23, 25],
+                winner: Some(Player::North),
+            }
+        );
         let err = Game::replay(
             chase(),
             strict,

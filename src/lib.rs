@@ -37,11 +37,12 @@ mod position;
 mod profile;
 mod report;
 mod rules;
+pub mod scenario;
 
 pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 pub use game::{Game, Outcome, ReplayError};
 pub use perft::{divide, perft};
 pub use position::{Position, PositionError, Setup};
 pub use profile::{ParseProfileError, Profile, Switch};
-pub use report::{Capture, End, EndReason, Feeding, Report};
+pub use report::{Capture, End, EndReason, Event, Feeding, Report};
 pub use rules::{IllegalMove, Moves, Reason, game_over, legal_moves, play, sweep};

@@ -366,6 +366,27 @@ pub enum PositionError {
     },
 }
 
+impl PositionError {
+    /// The error code used in scenario files and reports: `syntax`,
+    /// `pit-count`, `pit-out-of-range`, `captured-out-of-range`,
+    /// `wrong-total`, `odd-captured`, `captured-while-locked`,
+    /// `unused-pit-too-low` or `side-to-move`.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            PositionError::Syntax { .. } => "syntax",
+            PositionError::PitCount { .. } => "pit-count",
+            PositionError::PitOutOfRange { .. } => "pit-out-of-range",
+            PositionError::CapturedOutOfRange { .. } => "captured-out-of-range",
+            PositionError::WrongTotal { .. } => "wrong-total",
+            PositionError::OddCaptured { .. } => "odd-captured",
+            PositionError::CapturedWhileLocked { .. } => "captured-while-locked",
+            PositionError::UnusedPitTooLow { .. } => "unused-pit-too-low",
+            PositionError::SideToMove { .. } => "side-to-move",
+        }
+    }
+}
+
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -3,12 +3,13 @@
 use std::fmt;
 
 use arrayvec::ArrayVec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::board::{Pit, Player, TOTAL_STONES};
 
 /// One pit emptied by a capture (CAP-1, CAP-2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Capture {
     /// The opponent's pit that was emptied.
     pub pit: Pit,
@@ -29,7 +30,7 @@ pub enum Feeding {
 }
 
 /// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum EndReason {
     /// The player to move has no stones in their row (END-1).
@@ -65,7 +66,8 @@ impl fmt::Display for EndReason {
 }
 
 /// The end of a game: why, and the totals after the sweep (END-2, RES-1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct End {
     /// Why the game ended.
     pub reason: EndReason,
@@ -118,7 +120,8 @@ pub struct Report {
     pub landing: Pit,
     /// Whether this move completed the mover's four used pits (LOCK-1, LOCK-3).
     pub lock_opened: bool,
-    /// Whether captures were locked for this move (LOCK-1, LOCK-3).
+    /// Whether the move would have captured (its last stone made 2 or 4 in
+    /// an opponent's pit) but the mover's captures were locked (LOCK-1, LOCK-3).
     pub capture_locked: bool,
     /// Pits captured, landing pit first, then backward along the chain
     /// (CAP-1, CAP-2, CAP-3).
@@ -185,6 +188,63 @@ impl Report {
     }
 }
 
+/// Something notable a move did, as scenarios and transcripts name it.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Event {
+    /// The move used the mover's last unused pit (LOCK-2, LOCK-3).
+    LockOpened,
+    /// The move would have captured but the mover was locked (LOCK-1).
+    CaptureLocked,
+    /// Feeding was required and this move feeds (FEED-1, FEED-2).
+    FeedingForced,
+    /// The opponent's row was empty and no move could feed it (FEED-3).
+    FeedingLapsed,
+    /// The move captured (CAP-1).
+    Capture,
+    /// The game is over after the move (END-1, END-3, FEED-3).
+    GameOver,
+}
+
+impl Report {
+    /// The notable things this move did, in a fixed order.
+    #[must_use]
+    pub fn events(&self) -> Vec<Event> {
+        let mut events = Vec::new();
+        if self.feeding == Some(Feeding::Forced) {
+            events.push(Event::FeedingForced);
+        }
+        if self.feeding == Some(Feeding::Lapsed) {
+            events.push(Event::FeedingLapsed);
+        }
+        if self.lock_opened {
+            events.push(Event::LockOpened);
+        }
+        if self.capture_locked {
+            events.push(Event::CaptureLocked);
+        }
+        if !self.captures.is_empty() {
+            events.push(Event::Capture);
+        }
+        if self.end.is_some() {
+            events.push(Event::GameOver);
+        }
+        events
+    }
+}
+
 impl fmt::Display for Report {
     /// One line: `South S3: sows 7 (S4 N1 ..), lands N3; captures N3:2 N2:4`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -199,11 +259,10 @@ impl fmt::Display for Report {
         if self.lock_opened {
             write!(f, "; {}'s captures unlock", self.mover)?;
         }
-        if self.captures.is_empty() {
-            if self.capture_locked && self.landing.owner() != self.mover {
-                f.write_str("; captures locked (LOCK-1)")?;
-            }
-        } else {
+        if self.capture_locked {
+            f.write_str("; would capture but captures are locked (LOCK-1)")?;
+        }
+        if !self.captures.is_empty() {
             f.write_str("; captures")?;
             for c in &self.captures {
                 write!(f, " {}:{}", c.pit, c.stones)?;

@@ -258,9 +258,12 @@ pub(crate) fn apply(position: &Position, pit: Pit, profile: Profile) -> (Positio
     // LOCK-2: the pit is now used by the mover, for good.
     next.mark_used(pit);
     report.lock_opened = !position.lock_open(mover) && next.lock_open(mover);
-    report.capture_locked = !may_capture(position, &next, profile);
-    if !report.capture_locked {
+    if may_capture(position, &next, profile) {
         capture(&mut next, report.landing, &mut report);
+    } else {
+        // LOCK-1: note a capture the lock prevented.
+        let landing = report.landing;
+        report.capture_locked = landing.owner() != mover && matches!(next.stones(landing), 2 | 4);
     }
     // SOW-1: the turn passes; there are no extra turns.
     next.to_move = mover.opponent();
