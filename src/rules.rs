@@ -323,6 +323,7 @@ fn capture(position: &mut Position, landing: Pit, report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Player;
 
     fn pos(text: &str) -> Position {
         text.parse().unwrap()
@@ -400,5 +401,99 @@ mod tests {
         let over = pos("0,0,0,0/10,10,4,0 S 12/12 1234/1234");
         let e = play(&over, pit("S1"), Profile::DEFAULT).unwrap_err();
         assert_eq!(e.reason, Reason::GameOver);
+    }
+
+    #[test]
+    fn cap_3_chain_stops_at_the_row_boundary_for_both_players() {
+        // South: S3 sows S4 (1 -> 2, own) and N1 (1 -> 2): only N1 is taken.
+        let (p, r) = after("5,5,2,1/1,10,10,10 S 2/2 1234/1234", "S3", "default");
+        assert_eq!(
+            r.captures.as_slice(),
+            [Capture {
+                pit: pit("N1"),
+                stones: 2
+            }]
+        );
+        assert_eq!(p, "5,5,0,2/0,10,10,10 N 4/2 1234/1234");
+        // North: N3 sows N4 (1 -> 2, own) and S1 (1 -> 2): only S1 is taken.
+        let (p, r) = after("1,10,10,10/5,5,2,1 N 2/2 1234/1234", "N3", "default");
+        assert_eq!(
+            r.captures.as_slice(),
+            [Capture {
+                pit: pit("S1"),
+                stones: 2
+            }]
+        );
+        assert_eq!(p, "0,10,10,10/5,5,0,2 S 2/4 1234/1234");
+    }
+
+    #[test]
+    fn feed_1_only_feeding_moves_are_legal_when_the_opponent_row_is_empty() {
+        let p = pos("1,2,0,5/0,0,0,0 S 20/20 1234/1234");
+        for profile in Profile::all() {
+            assert_eq!(names(&legal_moves(&p, profile)), ["S4"], "{profile}");
+        }
+        let e = play(&p, pit("S1"), Profile::DEFAULT).unwrap_err();
+        assert_eq!(e.reason, Reason::FeedingRequired);
+        let (_, r) = play(&p, pit("S4"), Profile::DEFAULT).unwrap();
+        assert_eq!(r.feeding, Some(Feeding::Forced));
+    }
+
+    #[test]
+    fn feed_2_a_sowing_that_captures_everything_back_feeds_only_by_default() {
+        // S4 (12 stones) puts 2 in each of North's pits and takes them all.
+        let p = pos("0,0,2,12/0,0,0,0 S 18/16 1234/1234");
+        let legal = |profile: &str| names(&legal_moves(&p, profile.parse().unwrap()));
+        assert_eq!(legal("default"), ["S3", "S4"]);
+        assert_eq!(legal("feed-after-capture"), ["S3"]);
+        // Skipping the origin shifts the last stone home: nothing captured.
+        assert_eq!(legal("skip-origin,feed-after-capture"), ["S3", "S4"]);
+        let (after_s4, r) = play(&p, pit("S4"), Profile::DEFAULT).unwrap();
+        assert_eq!(r.captured(), 8);
+        assert_eq!(after_s4.row_stones(Player::North), 0);
+    }
+
+    #[test]
+    fn feed_3_no_feeding_move_lapses_by_default_and_ends_the_game_under_the_switch() {
+        let p = pos("1,1,0,0/0,0,0,0 S 24/22 1234/1234");
+        assert_eq!(names(&legal_moves(&p, Profile::DEFAULT)), ["S1", "S2"]);
+        assert_eq!(game_over(&p, Profile::DEFAULT), None);
+        let (_, r) = play(&p, pit("S1"), Profile::DEFAULT).unwrap();
+        assert_eq!(r.feeding, Some(Feeding::Lapsed));
+        let strict = Profile::with(&[Switch::EndWhenUnfeedable]);
+        assert!(legal_moves(&p, strict).is_empty());
+        assert_eq!(game_over(&p, strict), Some(EndReason::Unfeedable));
+        assert_eq!(sweep(&p), [26, 22]);
+        let e = play(&p, pit("S1"), strict).unwrap_err();
+        assert_eq!(e.reason, Reason::GameOver);
+    }
+
+    #[test]
+    fn end_1_2_a_move_that_leaves_the_opponent_without_stones_ends_the_game() {
+        // South's S4 (1 stone) lands in N1 (1 -> 2) and takes North's last stones.
+        let p = pos("0,0,0,1/1,0,0,0 S 24/22 1234/1234");
+        let (after, r) = play(&p, pit("S4"), Profile::DEFAULT).unwrap();
+        assert_eq!(after.to_string(), "0,0,0,0/0,0,0,0 N 26/22 1234/1234");
+        let end = r.end.unwrap();
+        assert_eq!(end.reason, EndReason::NoStones);
+        assert_eq!(end.totals, [26, 22]);
+        assert_eq!(end.winner(), Some(Player::South));
+        // South to move with an empty row: over, and the sweep gives North
+        // the stones in its own row.
+        let p = pos("0,0,0,0/3,1,0,0 S 22/22 1234/1234");
+        assert_eq!(game_over(&p, Profile::DEFAULT), Some(EndReason::NoStones));
+        assert_eq!(sweep(&p), [22, 26]);
+    }
+
+    #[test]
+    fn switches_change_nothing_in_the_opening() {
+        // I3-I5 only matter late; I1 first matters at depth 5 and I2 at depth 8.
+        for profile in Profile::all() {
+            assert_eq!(
+                crate::perft(&Position::initial(), 4, profile),
+                241,
+                "{profile}"
+            );
+        }
     }
 }

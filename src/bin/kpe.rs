@@ -20,7 +20,8 @@ struct Cli {
 enum Command {
     /// Count the move sequences of each length 1..=DEPTH.
     Perft {
-        /// How many plies deep to count.
+        /// How many plies deep to count (1 to 64).
+        #[arg(value_parser = clap::value_parser!(u32).range(1..=64))]
         depth: u32,
         /// Start position in kpe notation, or `initial`.
         #[arg(long, value_name = "POSITION", default_value = "initial", value_parser = parse_position)]

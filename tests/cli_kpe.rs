@@ -1,0 +1,169 @@
+//! The `kpe` command line: output shapes, exit codes and error messages.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn kpe() -> Command {
+    Command::cargo_bin("kpe").expect("the kpe binary is built")
+}
+
+#[test]
+fn perft_prints_one_line_per_depth() {
+    kpe()
+        .args(["perft", "5"])
+        .assert()
+        .success()
+        .stdout("1 4\n2 16\n3 64\n4 241\n5 952\n");
+}
+
+#[test]
+fn perft_takes_a_profile_and_a_start_position() {
+    // I1 first shows at depth 5 from the start.
+    kpe()
+        .args(["perft", "5", "--rules", "skip-origin"])
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with("5 918\n"));
+    kpe()
+        .args(["perft", "1", "--from", "0,0,2,12/0,0,0,0 S 18/16 1234/1234"])
+        .args(["--rules", "feed-after-capture"])
+        .assert()
+        .success()
+        .stdout("1 1\n");
+}
+
+#[test]
+fn perft_divide_splits_by_first_move_and_sums() {
+    kpe()
+        .args(["perft", "2", "--divide"])
+        .assert()
+        .success()
+        .stdout("S1 4\nS2 4\nS3 4\nS4 4\ntotal 16\n");
+}
+
+#[test]
+fn show_explains_the_position() {
+    kpe()
+        .args(["show", "initial"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("South to move (rules: default)"))
+        .stdout(predicate::str::contains("legal moves: S1 S2 S3 S4"))
+        .stdout(predicate::str::contains(
+            "North: locked until N1, N2, N3, N4 used",
+        ));
+    kpe()
+        .args(["show", "0,0,0,0/10,10,4,0 S 12/12 1234/1234"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "game over: the player to move has no stones (END-1); after the sweep South 12 - North 36",
+        ));
+}
+
+#[test]
+fn play_traces_each_move_with_its_rules() {
+    kpe()
+        .args(["play", "S1", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "ply 1: South plays S1: sows 6 into S2 S3 S4 N1 N2 N3, last in N3",
+        ))
+        .stdout(predicate::str::contains("ply 2: North plays N1"))
+        .stdout(predicate::str::contains("1,8,8,8/0,8,8,7 S 0/0 1---/1---"))
+        .stdout(predicate::str::contains("result: unfinished"));
+}
+
+#[test]
+fn play_json_is_machine_readable() {
+    let out = kpe().args(["play", "--json", "S4"]).output().unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["plies"][0]["after"], "7,7,6,0/7,7,7,7 N 0/0 ---4/----");
+    assert_eq!(v["plies"][0]["report"]["landing"], "S2");
+    assert_eq!(v["outcome"]["state"], "unfinished");
+    assert!(v["error"].is_null());
+}
+
+#[test]
+fn play_reaches_the_end_of_a_repeating_game_under_end_on_repetition() {
+    let out = kpe()
+        .args(["play", "--json", "--rules", "end-on-repetition"])
+        .args(["--from", "1,0,0,0/1,0,0,0 S 22/24 1234/1234"])
+        .args(["1", "1", "2", "2", "3", "3", "4", "4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"]["reason"], "repetition");
+    assert_eq!(v["outcome"]["winner"], "N");
+}
+
+#[test]
+fn an_illegal_move_exits_1_naming_ply_reason_and_rule() {
+    kpe()
+        .args(["play", "--from", "0,7,7,7/7,7,7,6 S 0/0 1---/---4", "S1"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: ply 1: illegal move S1 for South in `0,7,7,7/7,7,7,6 S 0/0 1---/---4`: S1 is empty (empty-pit, MOVE-2)",
+        ))
+        .stdout(predicate::str::contains("result: unfinished"));
+    kpe()
+        .args(["play", "S1", "S2"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "S2 is South's pit (not-own-pit, MOVE-1)",
+        ));
+    let out = kpe().args(["play", "--json", "S1", "S1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["ply"], 2);
+    assert_eq!(v["error"]["reason"], "not-own-pit");
+    assert_eq!(v["error"]["rule"], "MOVE-1");
+}
+
+#[test]
+fn bad_arguments_exit_2_and_name_the_argument() {
+    kpe()
+        .args(["show", "6,6,6/6,6,6,6 S 0/0 ----/----"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("<POSITION>"))
+        .stderr(predicate::str::contains("column 6: expected `,`"));
+    kpe()
+        .args(["perft", "3", "--from", "6,6,6,6/6,6,6,5 S 0/0 ----/----"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--from"))
+        .stderr(predicate::str::contains("expected 48"));
+    kpe()
+        .args(["perft", "3", "--rules", "skip-origin,nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--rules"))
+        .stderr(predicate::str::contains("unknown rules switch `nope`"));
+    kpe()
+        .args(["perft", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("<DEPTH>"));
+    kpe()
+        .args(["perft", "many"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("<DEPTH>"));
+    kpe()
+        .args(["play", "S1", "X9"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("move 2 (`X9`)"));
+    kpe()
+        .args(["play", "S1", "7"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`7` is not a pit number"));
+    kpe().args(["frobnicate"]).assert().code(2);
+}
