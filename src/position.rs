@@ -480,7 +480,9 @@ impl<'a> Reader<'a> {
     fn number(&mut self, expected: &'static str) -> Result<u32, PositionError> {
         let rest = &self.text[self.pos..];
         let len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if len == 0 || len > 3 {
+        // Canonical form: at most 3 digits and no leading zeros, so that
+        // reading and printing give the same text back.
+        if len == 0 || len > 3 || (len > 1 && rest.starts_with('0')) {
             return Err(self.error(expected));
         }
         let n = rest[..len].parse().map_err(|_| self.error(expected))?;
@@ -659,6 +661,8 @@ mod tests {
         assert!(err("").contains("column 1"));
         assert!(err("é").contains("column 1"));
         assert!(err("9999,6,6,6/6,6,6,6 S 0/0 ----/----").contains("column 1"));
+        assert!(err("06,6,6,6/6,6,6,6 S 0/0 ----/----").contains("column 1"));
+        assert!(err("6,6,6,6/6,6,6,6 S 00/0 ----/----").contains("column 19"));
     }
 
     #[test]
@@ -697,5 +701,39 @@ mod tests {
         South  [ 0] > [ 7] > [ 7] > [ 7]   captured  0  used 1---
                   S1    S2    S3    S4
         ");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_read_or_refused_without_panicking(text in "\\PC{0,60}") {
+            let _ = text.parse::<Position>();
+        }
+
+        #[test]
+        fn near_notation_text_is_read_or_refused_with_a_column(
+            text in "(0|[1-9][0-9]?)(,(0|[0-9]{1,2})){3}/[0-9]{1,2}(,[0-9]{1,2}){3} [SNX] [0-9]{1,2}/[0-9]{1,2} [1-][2-][3-][4-]/[1-][2-][3-][4-]",
+        ) {
+            match text.parse::<Position>() {
+                Ok(p) => proptest::prop_assert_eq!(p.to_string(), text),
+                Err(PositionError::Syntax { column, .. }) => {
+                    proptest::prop_assert!(column >= 1 && column <= text.chars().count() + 1)
+                }
+                Err(_) => {}
+            }
+        }
+
+        #[test]
+        fn any_setup_is_validated_without_panicking(
+            pits in proptest::collection::vec(0u32..60, 0..10),
+            captured in proptest::array::uniform2(proptest::prelude::any::<u32>()),
+            north in proptest::prelude::any::<bool>(),
+            used in proptest::array::uniform2(proptest::array::uniform4(proptest::prelude::any::<bool>())),
+        ) {
+            let to_move = if north { Player::North } else { Player::South };
+            let setup = Setup { pits, captured, to_move, used };
+            if let Ok(p) = Position::from_setup(&setup) {
+                proptest::prop_assert_eq!(p.to_string().parse::<Position>(), Ok(p));
+            }
+        }
     }
 }

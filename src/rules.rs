@@ -496,4 +496,84 @@ mod tests {
             );
         }
     }
+
+    /// Walks a random game (choices index the legal moves) and yields each
+    /// position reached, with the profile it was played under.
+    fn random_positions(profile: Profile, choices: &[usize]) -> Vec<Position> {
+        let mut p = Position::initial();
+        let mut seen = vec![p];
+        for &c in choices {
+            let moves = legal_moves(&p, profile);
+            if moves.is_empty() {
+                break;
+            }
+            p = play(&p, moves[c % moves.len()], profile).unwrap().0;
+            seen.push(p);
+        }
+        seen
+    }
+
+    /// Whether the spec says `switch` can matter for `pit` in `p`: the
+    /// condition under which each reading applies (SOW-4, LOCK-3, FEED-2,
+    /// FEED-3). END-3 never matters to a single position.
+    fn switch_can_matter(switch: Switch, p: &Position, pit: Pit) -> bool {
+        let mover = p.to_move();
+        let opponent_empty = p.row_stones(mover.opponent()) == 0;
+        match switch {
+            Switch::SkipOrigin => p.stones(pit) >= 8 || opponent_empty,
+            Switch::StrictLock => {
+                (!p.lock_open(mover) && (p.used[mover.index()] | 1 << (pit.number() - 1)) == 0b1111)
+                    || opponent_empty
+            }
+            Switch::FeedAfterCapture | Switch::EndWhenUnfeedable => opponent_empty,
+            Switch::EndOnRepetition => false,
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn each_switch_changes_play_only_where_the_spec_says(
+            bits in 0u8..32,
+            choices in proptest::collection::vec(0usize..4, 0..120),
+        ) {
+            let profile = Profile::all().nth(bits as usize).unwrap();
+            for p in random_positions(profile, &choices) {
+                for switch in Switch::ALL {
+                    let other = profile.set(switch, !profile.has(switch));
+                    for pit in p.to_move().pits() {
+                        if switch_can_matter(switch, &p, pit) {
+                            continue;
+                        }
+                        let a = play(&p, pit, profile).map(|(q, r)| (q, r.captures, r.end));
+                        let b = play(&p, pit, other).map(|(q, r)| (q, r.captures, r.end));
+                        // The end of the game may differ through the next
+                        // position's feeding situation, which has its own check.
+                        let strip = |x: Result<(Position, ArrayVec<Capture, 4>, Option<End>), IllegalMove>| {
+                            x.map(|(q, c, _)| (q, c))
+                        };
+                        proptest::prop_assert_eq!(strip(a), strip(b), "{} in {} under {} vs {}", pit, p, profile, other);
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn legal_moves_are_exactly_the_playable_pits(
+            bits in 0u8..32,
+            choices in proptest::collection::vec(0usize..4, 0..150),
+        ) {
+            let profile = Profile::all().nth(bits as usize).unwrap();
+            for p in random_positions(profile, &choices) {
+                let legal = legal_moves(&p, profile);
+                for pit in Pit::ALL {
+                    let played = play(&p, pit, profile);
+                    proptest::prop_assert_eq!(played.is_ok(), legal.contains(&pit), "{} in {}", pit, p);
+                    if let Ok((q, _)) = played {
+                        proptest::prop_assert_eq!(q.board_stones() + q.captured(Player::South) + q.captured(Player::North), 48);
+                        proptest::prop_assert_eq!(Position::from_setup(&q.to_setup()), Ok(q));
+                    }
+                }
+            }
+        }
+    }
 }
