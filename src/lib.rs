@@ -37,6 +37,8 @@ mod position;
 mod profile;
 mod report;
 mod rules;
+pub mod live;
+pub mod protocol;
 pub mod scenario;
 
 pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""A Kpé engine speaking the kpe engine protocol (spec/PROTOCOL.md).
+
+Standard library only. Run `kpe-check examples/engines/correct.json` to check
+it. `--variant NAME` plants one typical mistake, to show what kpe-check says:
+
+  skip-origin     a sowing of 8+ stones skips its origin pit (reading I1's
+                  alternative, while the manifest claims the default)
+  strict-lock     the move from the last unused pit cannot capture (I2's
+                  alternative)
+  own-row         captures 2s and 4s in the mover's own row too (a bug: CAP-3)
+  no-feeding      ignores the feeding rule (a bug: FEED-1)
+  sweep-to-mover  at the end every stone left goes to the last mover (a bug:
+                  END-2)
+"""
+import json
+import sys
+
+VARIANT = sys.argv[2] if sys.argv[1:2] == ["--variant"] else "correct"
+PITS = ["S1", "S2", "S3", "S4", "N1", "N2", "N3", "N4"]  # sowing order
+
+
+def parse(text):
+    """`6,6,6,6/6,6,6,6 S 0/0 ----/----` -> (board, mover, captured, used)."""
+    pits, side, captured, used = text.split(" ")
+    board = [int(n) for n in pits.replace("/", ",").split(",")]
+    captured = [int(n) for n in captured.split("/")]
+    used = [[c != "-" for c in row] for row in used.split("/")]
+    return board, "SN".index(side), captured, used
+
+
+def show(board, mover, captured, used):
+    row = lambda r: ",".join(str(n) for n in board[4 * r:4 * r + 4])
+    mark = lambda r: "".join(str(k + 1) if used[r][k] else "-" for k in range(4))
+    return f"{row(0)}/{row(1)} {'SN'[mover]} {captured[0]}/{captured[1]} {mark(0)}/{mark(1)}"
+
+
+def own(pit, player):
+    return pit // 4 == player
+
+
+def sow(board, mover, captured, used, pit):
+    """Plays `pit` (0..7): sowing, lock, captures. Returns the new state."""
+    board, captured, used = board[:], captured[:], [row[:] for row in used]
+    stones, board[pit], here = board[pit], 0, pit
+    while stones:
+        here = (here + 1) % 8
+        if here == pit and VARIANT == "skip-origin":
+            continue
+        board[here] += 1
+        stones -= 1
+    unlocked_before = all(used[mover])
+    used[mover][pit % 4] = True
+    may_capture = unlocked_before if VARIANT == "strict-lock" else all(used[mover])
+    captures = []
+    while may_capture and (not own(here, mover) or VARIANT == "own-row") and board[here] in (2, 4):
+        captures.append({"pit": PITS[here], "stones": board[here]})
+        captured[mover] += board[here]
+        board[here] = 0
+        here = (here - 1) % 8
+    return board, captured, used, captures
+
+
+def legal(board, mover, captured, used):
+    mine = [p for p in range(4 * mover, 4 * mover + 4) if board[p]]
+    opponent_empty = not any(board[p] for p in range(4 * (1 - mover), 4 * (1 - mover) + 4))
+    if not mine or not opponent_empty or VARIANT == "no-feeding":
+        return mine
+    # A feeding move sows at least one stone into the opponent's row.
+    feeding = [p for p in mine if board[p] >= 4 - p % 4]
+    return feeding or mine  # nothing feeds: the obligation lapses
+
+
+def play(state, pit):
+    board, mover, captured, used = state
+    moves = legal(*state)
+    if not moves:
+        return {"type": "illegal", "reason": "game-over"}
+    if not own(pit, mover):
+        return {"type": "illegal", "reason": "not-own-pit"}
+    if board[pit] == 0:
+        return {"type": "illegal", "reason": "empty-pit"}
+    if pit not in moves:
+        return {"type": "illegal", "reason": "feeding-required"}
+    board, captured, used, captures = sow(board, mover, captured, used, pit)
+    after = (board, 1 - mover, captured, used)
+    reply = {"type": "played", "position": show(*after), "captures": captures}
+    if not legal(*after):
+        totals = [captured[p] + sum(board[4 * p:4 * p + 4]) for p in (0, 1)]
+        if VARIANT == "sweep-to-mover":
+            totals = [captured[p] + (sum(board) if p == mover else 0) for p in (0, 1)]
+        reply["end"] = {"totals": totals}
+    return reply
+
+
+def perft(state, depth):
+    if depth == 0:
+        return 1
+    moves = legal(*state)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for pit in moves:
+        board, captured, used, _ = sow(state[0], state[1], state[2], state[3], pit)
+        total += perft((board, 1 - state[1], captured, used), depth - 1)
+    return total
+
+
+def answer(request):
+    kind = request["type"]
+    if kind == "hello":
+        return {"type": "hello", "protocol": 1, "name": f"kpe-sample-py ({VARIANT})",
+                "version": "1.0", "perft": True}
+    state = parse(request["position"])
+    if kind == "legal":
+        return {"type": "legal", "moves": [PITS[p] for p in legal(*state)]}
+    if kind == "play":
+        return play(state, PITS.index(request["move"]))
+    if kind == "perft":
+        return {"type": "perft", "nodes": perft(state, request["depth"])}
+    return {"type": "error", "message": f"unknown request type {kind!r}"}
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "quit":
+        break
+    print(json.dumps(answer(request)), flush=True)

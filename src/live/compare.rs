@@ -1,0 +1,485 @@
+//! The reference's answer to a question, and the field-by-field comparison
+//! of an engine's answer with it, naming the rules that decide each field.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::facts::{Answer, Question};
+use crate::board::{Pit, Player};
+use crate::position::{Position, Setup};
+use crate::profile::Profile;
+use crate::protocol::{EndClaim, parse_reason};
+use crate::report::{Capture, Report};
+use crate::rules::{self, legal_moves};
+
+/// The reference's answer to `question` under `profile`.
+///
+/// Repetition (END-3) is not part of it: a stateless question has no game
+/// history, so the checker judges repetition itself.
+#[must_use]
+pub fn expected(question: &Question, profile: Profile) -> Answer {
+    match *question {
+        Question::Legal(position) => Answer::Legal(legal_moves(&position, profile).to_vec()),
+        Question::Play(position, pit) => match rules::play(&position, pit, profile) {
+            Ok((after, report)) => Answer::Played {
+                position: after.to_string(),
+                captures: report.captures.to_vec(),
+                end: report.end.map(|end| EndClaim { totals: end.totals }),
+            },
+            Err(illegal) => Answer::Illegal(illegal.reason.code().to_owned()),
+        },
+    }
+}
+
+/// One field on which an engine's answer differs from the reference.
+///
+/// Fields are named as in transcripts: `legal`, `move` (played or refused,
+/// and why), `after` (with the parts `after.pits`, `after.captured`,
+/// `after.to_move`, `after.used` as details), `captures`, `game_over` and
+/// `totals`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldDiff {
+    /// The field.
+    pub field: &'static str,
+    /// What the rules give.
+    pub expected: String,
+    /// What the engine claimed.
+    pub claimed: String,
+    /// The rule IDs that decide this field.
+    pub rules: Vec<&'static str>,
+    /// The differing parts of a compound field (a position).
+    pub details: Vec<FieldDiff>,
+}
+
+/// The differences between an engine's answer and the reference's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    /// The differing fields, in a fixed order.
+    pub fields: Vec<FieldDiff>,
+    /// The rule IDs that decide the differing fields.
+    pub rules: Vec<&'static str>,
+}
+
+impl Mismatch {
+    /// The names of the differing fields and parts: the shape of the
+    /// divergence.
+    #[must_use]
+    pub fn shape(&self) -> Vec<&'static str> {
+        self.fields
+            .iter()
+            .flat_map(|d| std::iter::once(d.field).chain(d.details.iter().map(|p| p.field)))
+            .collect()
+    }
+}
+
+/// Compares an engine's `claimed` answer to `question` with the reference
+/// under `profile`; `None` when they agree. Legal moves and captures may
+/// come in any order.
+#[must_use]
+pub fn compare(question: &Question, claimed: &Answer, profile: Profile) -> Option<Mismatch> {
+    let expected = expected(question, profile);
+    let mut fields = Vec::new();
+    match (&expected, claimed) {
+        (Answer::Legal(want), Answer::Legal(got)) => {
+            let mut sorted = got.clone();
+            sorted.sort();
+            if *want != sorted {
+                let rules = legal_rules(question.position(), want, got, profile);
+                fields.push(field("legal", pits(want), pits(got), rules));
+            }
+        }
+        (Answer::Illegal(want), Answer::Illegal(got)) => {
+            if want != got {
+                let rules = reason_rule(want)
+                    .into_iter()
+                    .chain(reason_rule(got))
+                    .collect();
+                fields.push(field("move", refused(want), refused(got), rules));
+            }
+        }
+        (Answer::Illegal(want), Answer::Played { position, .. }) => {
+            let rules = reason_rule(want).into_iter().collect();
+            fields.push(field("move", refused(want), played(position), rules));
+        }
+        (Answer::Played { position, .. }, Answer::Illegal(got)) => {
+            let mut rules: Vec<&'static str> = reason_rule(got).into_iter().collect();
+            if got == "feeding-required" {
+                rules.push("FEED-2");
+            }
+            fields.push(field("move", played(position), refused(got), rules));
+        }
+        (Answer::Played { .. }, Answer::Played { .. }) => {
+            played_diff(question, &expected, claimed, profile, &mut fields);
+        }
+        _ => fields.push(field(
+            "answer",
+            format!("{expected:?}"),
+            format!("{claimed:?}"),
+            Vec::new(),
+        )),
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    let mut rules = Vec::new();
+    for rule in fields.iter().flat_map(|f| f.rules.iter().copied()) {
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+    Some(Mismatch { fields, rules })
+}
+
+fn field(
+    name: &'static str,
+    expected: String,
+    claimed: String,
+    rules: Vec<&'static str>,
+) -> FieldDiff {
+    FieldDiff {
+        field: name,
+        expected,
+        claimed,
+        rules,
+        details: Vec::new(),
+    }
+}
+
+fn refused(code: &str) -> String {
+    format!("refused ({code})")
+}
+
+fn played(position: &str) -> String {
+    format!("played, giving {position}")
+}
+
+fn pits(list: &[Pit]) -> String {
+    if list.is_empty() {
+        return "none".to_owned();
+    }
+    list.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn captures(list: &[Capture]) -> String {
+    if list.is_empty() {
+        return "none".to_owned();
+    }
+    list.iter()
+        .map(|c| format!("{}:{}", c.pit, c.stones))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn same_captures(a: &[Capture], b: &[Capture]) -> bool {
+    a.len() == b.len() && a.iter().all(|c| b.contains(c)) && b.iter().all(|c| a.contains(c))
+}
+
+fn totals(end: Option<&EndClaim>) -> String {
+    match end {
+        None => "none".to_owned(),
+        Some(e) => format!("{}-{}", e.totals[0], e.totals[1]),
+    }
+}
+
+fn reason_rule(code: &str) -> Option<&'static str> {
+    parse_reason(code).ok().map(|r| r.rule())
+}
+
+/// The rules that decide which moves are legal in `position`.
+fn legal_rules(
+    position: &Position,
+    want: &[Pit],
+    got: &[Pit],
+    profile: Profile,
+) -> Vec<&'static str> {
+    let mover = position.to_move();
+    let mut rules = Vec::new();
+    if got.iter().any(|p| p.owner() != mover) {
+        rules.push("MOVE-1");
+    }
+    if got
+        .iter()
+        .any(|&p| p.owner() == mover && position.stones(p) == 0)
+    {
+        rules.push("MOVE-2");
+    }
+    let feeding = position.row_stones(mover.opponent()) == 0 && position.row_stones(mover) > 0;
+    if feeding {
+        rules.extend(["FEED-1", "FEED-2"]);
+        let non_empty = mover
+            .pits()
+            .iter()
+            .filter(|&&p| position.stones(p) > 0)
+            .count();
+        if rules::game_over(position, profile).is_some() || want.len() == non_empty {
+            rules.push("FEED-3");
+        }
+    }
+    if want.is_empty() || got.is_empty() {
+        rules.push("END-1");
+    }
+    if rules.is_empty() {
+        rules.extend(["MOVE-1", "MOVE-2"]);
+    }
+    rules
+}
+
+fn played_diff(
+    question: &Question,
+    expected: &Answer,
+    claimed: &Answer,
+    profile: Profile,
+    fields: &mut Vec<FieldDiff>,
+) {
+    let (
+        Answer::Played {
+            position: want_pos,
+            captures: want_caps,
+            end: want_end,
+        },
+        Answer::Played {
+            position: got_pos,
+            captures: got_caps,
+            end: got_end,
+        },
+    ) = (expected, claimed)
+    else {
+        return;
+    };
+    let Question::Play(before, pit) = *question else {
+        return;
+    };
+    // The reference report, for the rules that fired.
+    let Ok((_, report)) = rules::play(&before, pit, profile) else {
+        return;
+    };
+    let want: Setup = want_pos
+        .parse()
+        .expect("the reference prints valid notation");
+    match got_pos.parse::<Setup>() {
+        Err(e) => fields.push(field(
+            "after",
+            want_pos.clone(),
+            format!("{got_pos} (unreadable: {e})"),
+            vec!["BOARD-4"],
+        )),
+        Ok(got) => {
+            let details = setup_diff(&want, &got, &report);
+            if !details.is_empty() {
+                let mut rules = Vec::new();
+                for rule in details.iter().flat_map(|d| d.rules.iter().copied()) {
+                    if !rules.contains(&rule) {
+                        rules.push(rule);
+                    }
+                }
+                fields.push(FieldDiff {
+                    field: "after",
+                    expected: want_pos.clone(),
+                    claimed: got_pos.clone(),
+                    rules,
+                    details,
+                });
+            }
+        }
+    }
+    if !same_captures(want_caps, got_caps) {
+        let rules = capture_rules(&before, &report, got_caps);
+        fields.push(field(
+            "captures",
+            captures(want_caps),
+            captures(got_caps),
+            rules,
+        ));
+    }
+    if want_end.is_some() != got_end.is_some() {
+        let mut rules = vec!["END-1"];
+        if let Some(e) = report.end {
+            rules.push(e.reason.rule());
+        } else if let Ok(after) = got_pos.parse::<Position>()
+            && after.row_stones(after.to_move()) > 0
+            && after.row_stones(after.to_move().opponent()) == 0
+        {
+            rules.push("FEED-3");
+        }
+        let over = |e: &Option<EndClaim>| e.is_some().to_string();
+        fields.push(field("game_over", over(want_end), over(got_end), rules));
+    } else if want_end != got_end {
+        fields.push(field(
+            "totals",
+            totals(want_end.as_ref()),
+            totals(got_end.as_ref()),
+            vec!["END-2", "RES-1"],
+        ));
+    }
+}
+
+fn setup_diff(want: &Setup, got: &Setup, report: &Report) -> Vec<FieldDiff> {
+    let mut details = Vec::new();
+    let row = |s: &Setup| {
+        let mut out = String::new();
+        for (i, n) in s.pits.iter().enumerate() {
+            if i > 0 {
+                out.push(if i == 4 { '/' } else { ',' });
+            }
+            let _ = write!(out, "{n}");
+        }
+        out
+    };
+    if want.pits != got.pits {
+        let mut rules = vec!["SOW-2", "SOW-3"];
+        if report.wrapped() {
+            rules.push("SOW-4");
+        }
+        if !report.captures.is_empty() || want.captured != got.captured {
+            rules.extend(["CAP-1", "CAP-4"]);
+        }
+        details.push(field("after.pits", row(want), row(got), rules));
+    }
+    if want.captured != got.captured {
+        let show = |s: &Setup| format!("{}/{}", s.captured[0], s.captured[1]);
+        details.push(field(
+            "after.captured",
+            show(want),
+            show(got),
+            vec!["CAP-1", "CAP-4"],
+        ));
+    }
+    if want.to_move != got.to_move {
+        let show = |s: &Setup| s.to_move.letter().to_string();
+        details.push(field("after.to_move", show(want), show(got), vec!["SOW-1"]));
+    }
+    if want.used != got.used {
+        let used = |s: &Setup| {
+            Player::BOTH
+                .map(|p| {
+                    s.used[p.index()]
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &u)| if u { char::from(b'1' + k as u8) } else { '-' })
+                        .collect::<String>()
+                })
+                .join("/")
+        };
+        details.push(field("after.used", used(want), used(got), vec!["LOCK-2"]));
+    }
+    details
+}
+
+/// The rules that decide the captures of a move, given what the engine
+/// claimed it captured.
+fn capture_rules(before: &Position, report: &Report, got: &[Capture]) -> Vec<&'static str> {
+    let mover = before.to_move();
+    let want = &report.captures;
+    let mut rules = Vec::new();
+    // CAP-3: a claimed capture in the mover's own row (a chain run past the
+    // row boundary ends there too).
+    if got.iter().any(|c| c.pit.owner() == mover) {
+        rules.push("CAP-3");
+    }
+    // LOCK-1, LOCK-3: captures while locked, or none on the unlocking move.
+    if report.capture_locked && !got.is_empty() {
+        rules.push("LOCK-1");
+        if report.lock_opened {
+            rules.push("LOCK-3");
+        }
+    }
+    if report.lock_opened && want.len() > got.len() {
+        rules.push("LOCK-3");
+    }
+    if got.iter().any(|c| !matches!(c.stones, 2 | 4)) || want.first() != got.first() {
+        rules.push("CAP-1");
+    }
+    if want.len() > 1 || got.len() > 1 {
+        rules.push("CAP-2");
+    }
+    if rules.is_empty() {
+        rules.push("CAP-1");
+    }
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(position: &str, pit: &str) -> Question {
+        Question::Play(position.parse().unwrap(), pit.parse().unwrap())
+    }
+
+    fn claim(position: &str, caps: &[(&str, u8)]) -> Answer {
+        Answer::Played {
+            position: position.to_owned(),
+            captures: caps
+                .iter()
+                .map(|&(pit, stones)| Capture {
+                    pit: pit.parse().unwrap(),
+                    stones,
+                })
+                .collect(),
+            end: None,
+        }
+    }
+
+    #[test]
+    fn agreeing_answers_give_no_mismatch() {
+        let question = q("6,6,6,6/6,6,6,6 S 0/0 ----/----", "S1");
+        let answer = expected(&question, Profile::DEFAULT);
+        assert_eq!(compare(&question, &answer, Profile::DEFAULT), None);
+        let legal = Question::Legal(Position::initial());
+        let shuffled = Answer::Legal(
+            ["S4", "S1", "S3", "S2"]
+                .map(|p| p.parse().unwrap())
+                .to_vec(),
+        );
+        assert_eq!(compare(&legal, &shuffled, Profile::DEFAULT), None);
+    }
+
+    #[test]
+    fn a_capture_in_the_movers_own_row_blames_cap_3() {
+        // South S4 holds 3: sows N1 N2 N3 -> 2, 4, 2; the chain stops at N1.
+        let question = q("9,10,2,3/1,3,1,15 S 0/4 1234/1234", "S4");
+        let claimed = claim(
+            "9,10,0,0/0,0,0,15 N 10/4 1234/1234",
+            &[("N3", 2), ("N2", 4), ("N1", 2), ("S3", 2)],
+        );
+        let m = compare(&question, &claimed, Profile::DEFAULT).unwrap();
+        assert_eq!(
+            m.shape(),
+            ["after", "after.pits", "after.captured", "captures"]
+        );
+        assert!(m.rules.contains(&"CAP-3"), "{:?}", m.rules);
+    }
+
+    #[test]
+    fn a_wrong_sowing_names_the_pits_and_the_sowing_rules() {
+        let question = q("8,6,6,6/6,6,6,4 S 0/0 1---/1234", "S1");
+        let skipped = claim("0,8,7,7/7,7,7,5 N 0/0 1---/1234", &[]);
+        let m = compare(&question, &skipped, Profile::DEFAULT).unwrap();
+        assert_eq!(m.shape(), ["after", "after.pits"]);
+        assert_eq!(m.fields[0].details[0].expected, "1,7,7,7/7,7,7,5");
+        assert!(m.rules.contains(&"SOW-4"), "{:?}", m.rules);
+        let garbled = claim("0,8,7 N", &[]);
+        let m = compare(&question, &garbled, Profile::DEFAULT).unwrap();
+        assert_eq!(m.shape(), ["after"]);
+        assert!(m.fields[0].claimed.contains("column"), "{:?}", m.fields);
+    }
+
+    #[test]
+    fn refusals_compare_their_reason_codes() {
+        let question = q("0,7,7,7/7,7,7,6 S 0/0 1---/---4", "S1");
+        let m = compare(
+            &question,
+            &Answer::Illegal("not-own-pit".into()),
+            Profile::DEFAULT,
+        )
+        .unwrap();
+        assert_eq!(m.shape(), ["move"]);
+        assert_eq!(m.rules, ["MOVE-2", "MOVE-1"]);
+        let m = compare(&question, &claim("x", &[]), Profile::DEFAULT).unwrap();
+        assert_eq!(m.shape(), ["move"]);
+    }
+}

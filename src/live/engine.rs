@@ -1,0 +1,443 @@
+//! A protocol session with an engine: the handshake, typed requests and
+//! replies, the checks that every reply is well-formed and in turn, and the
+//! log of everything the engine claimed.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::facts::{Answer, Facts, Question};
+use super::manifest::Timeouts;
+use super::process::{EngineProcess, Launch, ProcessError};
+use crate::board::Pit;
+use crate::position::Position;
+use crate::profile::Profile;
+use crate::protocol::{PROTOCOL_VERSION, Reply, Request};
+
+/// Characters of an offending line quoted in a report.
+const QUOTE: usize = 200;
+
+/// Who the engine said it is in its hello.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EngineInfo {
+    /// Its name.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// Whether it answers perft requests.
+    pub perft: bool,
+}
+
+/// The engine misbehaved: it did not give a well-formed answer in turn.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Failure {
+    /// What went wrong.
+    #[serde(serialize_with = "serialize_display")]
+    pub kind: Box<FailureKind>,
+    /// Short code of the kind: `timeout`, `crash`, `garbage`, ...
+    pub code: &'static str,
+    /// The request line being answered, if any.
+    pub request: Option<String>,
+    /// The last lines the engine wrote to stderr.
+    pub stderr_tail: String,
+    /// How many bytes it wrote to stderr in all.
+    pub stderr_bytes: u64,
+}
+
+fn serialize_display<S: serde::Serializer>(
+    value: &FailureKind,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// The ways an engine can fail the protocol.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The process itself: could not start, timed out, exited, crashed,
+    /// printed a gigantic or non-UTF-8 line, flooded stderr.
+    Process(ProcessError),
+    /// A line that is not a valid protocol reply.
+    Garbage {
+        /// The line (cut to 200 characters).
+        line: String,
+        /// Why it is not a reply.
+        error: String,
+    },
+    /// A line printed when nothing was asked (or a second line for one
+    /// request).
+    OutOfTurn {
+        /// The line (cut to 200 characters).
+        line: String,
+    },
+    /// A valid reply of the wrong type for the request.
+    WrongReply {
+        /// The reply types that would have fitted.
+        expected: String,
+        /// The type received.
+        found: &'static str,
+    },
+    /// The hello named another protocol version.
+    ProtocolVersion {
+        /// The version the engine gave.
+        found: u32,
+    },
+    /// The engine answered `error`.
+    EngineError {
+        /// Its message.
+        message: String,
+    },
+    /// A perft request to an engine whose hello said it has no perft.
+    NoPerft,
+}
+
+impl FailureKind {
+    /// A short stable code for the kind of failure.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            FailureKind::Process(e) => match e {
+                ProcessError::Spawn { .. } => "spawn",
+                ProcessError::Timeout { .. } => "timeout",
+                ProcessError::Exited { clean: true, .. } => "early-exit",
+                ProcessError::Exited { .. } => "crash",
+                ProcessError::LineTooLong { .. } => "line-too-long",
+                ProcessError::NotUtf8 => "not-utf8",
+                ProcessError::StderrFlood { .. } => "stderr-flood",
+                _ => "io",
+            },
+            FailureKind::Garbage { .. } => "garbage",
+            FailureKind::OutOfTurn { .. } => "out-of-turn",
+            FailureKind::WrongReply { .. } => "wrong-reply",
+            FailureKind::ProtocolVersion { .. } => "protocol-version",
+            FailureKind::EngineError { .. } => "engine-error",
+            FailureKind::NoPerft => "no-perft",
+        }
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FailureKind::Process(e) => e.fmt(f),
+            FailureKind::Garbage { line, error } => {
+                write!(
+                    f,
+                    "the engine printed `{line}`, which is not a protocol reply: {error}"
+                )
+            }
+            FailureKind::OutOfTurn { line } => write!(
+                f,
+                "the engine printed `{line}` out of turn: exactly one line answers each request"
+            ),
+            FailureKind::WrongReply { expected, found } => {
+                write!(
+                    f,
+                    "expected a `{expected}` reply, the engine sent `{found}`"
+                )
+            }
+            FailureKind::ProtocolVersion { found } => write!(
+                f,
+                "the engine speaks protocol version {found}; this kpe-check speaks version {PROTOCOL_VERSION}"
+            ),
+            FailureKind::EngineError { message } => {
+                write!(f, "the engine answered with an error: {message}")
+            }
+            FailureKind::NoPerft => f.write_str("the engine does not answer perft requests"),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.kind, self.code)?;
+        if let Some(request) = &self.request {
+            write!(f, "\n  request: {request}")?;
+        }
+        if self.stderr_tail.is_empty() {
+            f.write_str("\n  stderr: (empty)")?;
+        } else {
+            write!(
+                f,
+                "\n  stderr ({} bytes in all), last lines:",
+                self.stderr_bytes
+            )?;
+            for line in self.stderr_tail.lines() {
+                write!(f, "\n  | {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// A session with one engine. A failure kills the process; the next request
+/// starts a fresh one (and counts a restart).
+pub struct Engine {
+    launch: Launch,
+    timeouts: Timeouts,
+    profile: Profile,
+    process: Option<EngineProcess>,
+    info: Option<EngineInfo>,
+    facts: Facts,
+    requests: u64,
+    starts: u32,
+}
+
+impl Engine {
+    /// A session not yet started: the first request starts the engine.
+    #[must_use]
+    pub fn new(launch: Launch, timeouts: Timeouts, profile: Profile) -> Engine {
+        Engine {
+            launch,
+            timeouts,
+            profile,
+            process: None,
+            info: None,
+            facts: Facts::default(),
+            requests: 0,
+            starts: 0,
+        }
+    }
+
+    /// Starts the engine if it is not running, and says hello.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] when it cannot start or its hello is wrong.
+    pub fn start(&mut self) -> Result<&EngineInfo, Failure> {
+        if self.process.is_none() {
+            self.starts += 1;
+            let process = EngineProcess::spawn(&self.launch).map_err(|e| Failure {
+                code: FailureKind::Process(e.clone()).code(),
+                kind: Box::new(FailureKind::Process(e)),
+                request: None,
+                stderr_tail: String::new(),
+                stderr_bytes: 0,
+            })?;
+            self.process = Some(process);
+            let hello = Request::Hello {
+                protocol: PROTOCOL_VERSION,
+                profile: self.profile,
+            };
+            let reply = self.exchange(&hello, self.timeouts.start())?;
+            let Reply::Hello {
+                protocol,
+                name,
+                version,
+                perft,
+            } = reply
+            else {
+                return Err(self.wrong_reply(&hello, &reply));
+            };
+            if protocol != PROTOCOL_VERSION {
+                return Err(self.fail(
+                    FailureKind::ProtocolVersion { found: protocol },
+                    Some(&hello),
+                ));
+            }
+            self.info = Some(EngineInfo {
+                name,
+                version,
+                perft,
+            });
+        }
+        Ok(self.info.as_ref().expect("set by a successful hello"))
+    }
+
+    /// What the engine said about itself, once started.
+    #[must_use]
+    pub fn info(&self) -> Option<&EngineInfo> {
+        self.info.as_ref()
+    }
+
+    /// How many times the engine process was started.
+    #[must_use]
+    pub fn starts(&self) -> u32 {
+        self.starts
+    }
+
+    /// How many requests were answered or attempted.
+    #[must_use]
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    /// Everything the engine claimed so far.
+    #[must_use]
+    pub fn facts(&self) -> &Facts {
+        &self.facts
+    }
+
+    /// Asks the engine a question and logs its answer.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] when it does not answer well and in time.
+    pub fn ask(&mut self, question: &Question) -> Result<Answer, Failure> {
+        if let Some(answer) = self.facts.get(question) {
+            return Ok(answer.clone());
+        }
+        self.start()?;
+        let request = question.request();
+        let reply = self.exchange(&request, self.timeouts.request())?;
+        let answer = match reply {
+            Reply::Legal { moves } => Answer::Legal(moves),
+            Reply::Played {
+                position,
+                captures,
+                end,
+            } => Answer::Played {
+                position,
+                captures,
+                end,
+            },
+            Reply::Illegal { reason } => Answer::Illegal(reason),
+            other => return Err(self.wrong_reply(&request, &other)),
+        };
+        self.facts.insert(*question, answer.clone());
+        Ok(answer)
+    }
+
+    /// The legal moves the engine gives for `position`.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] when it does not answer well and in time.
+    pub fn legal(&mut self, position: &Position) -> Result<Vec<Pit>, Failure> {
+        match self.ask(&Question::Legal(*position))? {
+            Answer::Legal(moves) => Ok(moves),
+            // `ask` only gives a legal answer to a legal question.
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// The engine's perft count.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`], including [`FailureKind::NoPerft`] when its hello
+    /// said it has none.
+    pub fn perft(&mut self, position: &Position, depth: u32) -> Result<u64, Failure> {
+        let request = Request::Perft {
+            position: *position,
+            depth,
+        };
+        if !self.start()?.perft {
+            return Err(self.fail(FailureKind::NoPerft, Some(&request)));
+        }
+        match self.exchange(&request, self.timeouts.request())? {
+            Reply::Perft { nodes } => Ok(nodes),
+            other => Err(self.wrong_reply(&request, &other)),
+        }
+    }
+
+    /// Ends the session: sends `quit` and checks the engine exits cleanly
+    /// and silently.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] when it prints after `quit`, does not exit in time, or
+    /// exits with a failure status.
+    pub fn quit(&mut self) -> Result<(), Failure> {
+        let Some(mut process) = self.process.take() else {
+            return Ok(());
+        };
+        let request = Request::Quit {};
+        let line = serde_json::to_string(&request).expect("requests serialise");
+        let result = process.quit(&line, self.timeouts.request());
+        let (stderr_tail, stderr_bytes) = process.stderr_tail();
+        let kind = match result {
+            Ok(None) => return Ok(()),
+            Ok(Some(extra)) => FailureKind::OutOfTurn {
+                line: quote(&extra),
+            },
+            Err(e) => FailureKind::Process(e),
+        };
+        Err(Failure {
+            code: kind.code(),
+            kind: Box::new(kind),
+            request: Some(line),
+            stderr_tail,
+            stderr_bytes,
+        })
+    }
+
+    /// One request and its reply, with every check of the protocol.
+    fn exchange(&mut self, request: &Request, timeout: Duration) -> Result<Reply, Failure> {
+        self.requests += 1;
+        let line = serde_json::to_string(request).expect("requests serialise");
+        let process = self.process.as_mut().expect("started before any exchange");
+        let received = match process.unsolicited() {
+            Ok(Some(extra)) => {
+                return Err(self.fail(
+                    FailureKind::OutOfTurn {
+                        line: quote(&extra),
+                    },
+                    Some(request),
+                ));
+            }
+            Ok(None) => process.send(&line).and_then(|()| process.recv(timeout)),
+            Err(e) => Err(e),
+        };
+        let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
+        let reply: Reply = match serde_json::from_str(&text) {
+            Ok(reply) => reply,
+            Err(e) => {
+                let kind = FailureKind::Garbage {
+                    line: quote(&text),
+                    error: e.to_string(),
+                };
+                return Err(self.fail(kind, Some(request)));
+            }
+        };
+        if let Reply::Error { message } = reply {
+            return Err(self.fail(
+                FailureKind::EngineError {
+                    message: quote(&message),
+                },
+                Some(request),
+            ));
+        }
+        if !request.expected_replies().contains(&reply.kind()) {
+            return Err(self.wrong_reply(request, &reply));
+        }
+        Ok(reply)
+    }
+
+    fn wrong_reply(&mut self, request: &Request, reply: &Reply) -> Failure {
+        let kind = FailureKind::WrongReply {
+            expected: request.expected_replies().join("` or `"),
+            found: reply.kind(),
+        };
+        self.fail(kind, Some(request))
+    }
+
+    /// Records a failure: takes the stderr tail, then kills the process.
+    fn fail(&mut self, kind: FailureKind, request: Option<&Request>) -> Failure {
+        let (stderr_tail, stderr_bytes) = self
+            .process
+            .take()
+            .map(|p| p.stderr_tail())
+            .unwrap_or_default();
+        Failure {
+            code: kind.code(),
+            kind: Box::new(kind),
+            request: request.map(|r| serde_json::to_string(r).expect("requests serialise")),
+            stderr_tail,
+            stderr_bytes,
+        }
+    }
+}
+
+/// A line cut to [`QUOTE`] characters for a report.
+fn quote(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(QUOTE).collect();
+    if chars.next().is_some() {
+        format!("{head}… ({} bytes)", text.len())
+    } else {
+        head
+    }
+}

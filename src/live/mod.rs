@@ -1,0 +1,40 @@
+//! `kpe-check` live: drive an engine over the JSON-lines protocol
+//! ([`crate::protocol`]) and check it against the reference rules.
+//!
+//! An engine is described by a [`Manifest`]. [`check_engine`] starts it,
+//! runs every conformance scenario its profile admits, perft from the initial
+//! position and seeded random games, comparing each answer with the rules;
+//! each divergence is shrunk to a minimal position and printed as a scenario,
+//! and the readings that would explain the engine's answers are named
+//! ([`diagnose`], through [`crate::check::name_reading`]). [`serve`] is the other side: the reference rules speaking
+//! the protocol, behind `kpe engine`.
+
+mod compare;
+mod engine;
+mod facts;
+mod manifest;
+mod process;
+mod reading;
+mod repro;
+mod run;
+mod scenarios;
+mod serve;
+mod shrink;
+
+pub use compare::{FieldDiff, Mismatch, compare, expected};
+pub use engine::{Engine, EngineInfo, Failure, FailureKind};
+pub use facts::{Answer, Facts, Question};
+pub use manifest::{
+    Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, RandomPlan, Timeouts,
+    schema as manifest_schema,
+};
+pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
+pub use reading::{Answers, diagnose};
+pub use repro::reproduction;
+pub use run::{
+    LiveOptions, LiveReport, MAX_DIVERGING_GAMES, MAX_SHRINKS, MAX_STARTS, check_engine,
+    default_suite,
+};
+pub use scenarios::EngineSubject;
+pub use serve::{Fault, ServeOptions, serve};
+pub use shrink::{Diverging, SHRINK_BUDGET, candidates, shrink};

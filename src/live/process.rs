@@ -1,0 +1,524 @@
+//! The engine process: spawned with piped stdio, read line by line on a
+//! thread, with a timeout on every read, a bounded line length, a bounded
+//! stderr tail, and the child killed and reaped on every exit path.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The longest stdout line accepted from an engine, in bytes. A longer line
+/// is a failure ([`ProcessError::LineTooLong`]), never an allocation of
+/// whatever size the engine likes.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// How many bytes of the engine's stderr are kept to show in reports.
+pub const STDERR_TAIL: usize = 4096;
+
+/// How many bytes an engine may write to stderr in one session before the
+/// checker gives up on it ([`ProcessError::StderrFlood`]).
+pub const STDERR_LIMIT: u64 = 16 << 20;
+
+/// Lines read ahead of the checker: past this the reader thread waits, so
+/// an engine that prints without end blocks instead of filling memory.
+const READ_AHEAD: usize = 64;
+
+/// How long to wait for an exit status once the engine closed its stdout,
+/// or after `quit`, before killing it.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// What to start: the program, its arguments, where, and with which
+/// environment additions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The program: a path, or a bare name looked up on `PATH`.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// Variables added to (or replacing those of) the checker's environment.
+    pub env: BTreeMap<String, String>,
+}
+
+impl fmt::Display for Launch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.program.display())?;
+        for arg in &self.args {
+            write!(f, " {arg}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why talking to the engine process failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProcessError {
+    /// The program could not be started.
+    Spawn {
+        /// The command line.
+        command: String,
+        /// The operating system's error.
+        error: String,
+    },
+    /// No line came within the timeout.
+    Timeout {
+        /// How long the checker waited.
+        waited: Duration,
+    },
+    /// The engine exited (or closed its stdout) before answering.
+    Exited {
+        /// How it ended: `exit status: 1`, `signal: 11 (SIGSEGV)`, or
+        /// `still running` when only its stdout was closed.
+        status: String,
+        /// Whether it exited with status 0 (an early exit rather than a crash).
+        clean: bool,
+    },
+    /// A stdout line longer than [`MAX_LINE`] bytes.
+    LineTooLong {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A stdout line that is not UTF-8.
+    NotUtf8,
+    /// More than [`STDERR_LIMIT`] bytes on stderr.
+    StderrFlood {
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Reading or writing a pipe failed.
+    Io(String),
+}
+
+impl fmt::Display for ProcessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProcessError::Spawn { command, error } => {
+                write!(f, "could not start `{command}`: {error}")
+            }
+            ProcessError::Timeout { waited } => {
+                write!(f, "no answer within {} ms", waited.as_millis())
+            }
+            ProcessError::Exited {
+                status,
+                clean: true,
+            } => {
+                write!(f, "the engine exited before answering ({status})")
+            }
+            ProcessError::Exited { status, .. } => {
+                write!(f, "the engine crashed or closed its output ({status})")
+            }
+            ProcessError::LineTooLong { limit } => {
+                write!(f, "the engine printed a line longer than {limit} bytes")
+            }
+            ProcessError::NotUtf8 => f.write_str("the engine printed a line that is not UTF-8"),
+            ProcessError::StderrFlood { limit } => write!(
+                f,
+                "the engine wrote more than {} MiB to stderr",
+                limit >> 20
+            ),
+            ProcessError::Io(e) => write!(f, "talking to the engine failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ProcessError {}
+
+/// What the reader threads pass to the checker.
+enum Event {
+    Line(String),
+    TooLong,
+    NotUtf8,
+    Closed,
+    ReadError(String),
+    StderrFlood,
+}
+
+/// The last bytes written to stderr, and how many in all.
+#[derive(Default)]
+struct Tail {
+    bytes: VecDeque<u8>,
+    total: u64,
+}
+
+/// A running engine. Dropping it kills and reaps the child (and, on Unix,
+/// everything in its process group).
+pub struct EngineProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: Receiver<Event>,
+    tail: Arc<Mutex<Tail>>,
+    flooded: Arc<AtomicBool>,
+    status: Option<ExitStatus>,
+}
+
+impl EngineProcess {
+    /// Starts the engine with piped stdin, stdout and stderr.
+    ///
+    /// # Errors
+    ///
+    /// [`ProcessError::Spawn`] when the program cannot be started.
+    pub fn spawn(launch: &Launch) -> Result<EngineProcess, ProcessError> {
+        let mut command = Command::new(&launch.program);
+        command
+            .args(&launch.args)
+            .current_dir(&launch.cwd)
+            .envs(&launch.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            // Its own process group, so that killing it also kills whatever
+            // it started (a shell wrapper's child, for instance).
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command.spawn().map_err(|e| ProcessError::Spawn {
+            command: launch.to_string(),
+            error: e.to_string(),
+        })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            kill_and_reap(&mut child);
+            return Err(ProcessError::Spawn {
+                command: launch.to_string(),
+                error: "its standard streams could not be piped".to_owned(),
+            });
+        };
+        let (sender, events) = sync_channel(READ_AHEAD);
+        let tail = Arc::new(Mutex::new(Tail::default()));
+        let flooded = Arc::new(AtomicBool::new(false));
+        let spawned = spawn_reader("kpe-engine-stdout", {
+            let sender = sender.clone();
+            move || read_stdout(stdout, &sender)
+        })
+        .and_then(|()| {
+            spawn_reader("kpe-engine-stderr", {
+                let tail = Arc::clone(&tail);
+                let flooded = Arc::clone(&flooded);
+                move || read_stderr(stderr, &tail, &flooded, &sender)
+            })
+        });
+        if let Err(error) = spawned {
+            kill_and_reap(&mut child);
+            return Err(ProcessError::Spawn {
+                command: launch.to_string(),
+                error,
+            });
+        }
+        Ok(EngineProcess {
+            child,
+            stdin: Some(stdin),
+            events,
+            tail,
+            flooded,
+            status: None,
+        })
+    }
+
+    /// Writes one line (a newline is added) and flushes it.
+    ///
+    /// # Errors
+    ///
+    /// [`ProcessError::Exited`] when the engine is gone, or
+    /// [`ProcessError::Io`] for another write error.
+    pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(ProcessError::Io("stdin is already closed".to_owned()));
+        };
+        // Requests are small and sent one at a time, each after the previous
+        // answer, so this write never fills the pipe and cannot block for long.
+        let written = stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush());
+        match written {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(self.exited()),
+            Err(e) => Err(ProcessError::Io(e.to_string())),
+        }
+    }
+
+    /// Waits up to `timeout` for the next stdout line.
+    ///
+    /// # Errors
+    ///
+    /// Every way the engine can fail to give a line: timeout, exit, a line
+    /// too long or not UTF-8, a stderr flood.
+    pub fn recv(&mut self, timeout: Duration) -> Result<String, ProcessError> {
+        if self.flooded.load(Ordering::Relaxed) {
+            return Err(ProcessError::StderrFlood {
+                limit: STDERR_LIMIT,
+            });
+        }
+        match self.events.recv_timeout(timeout) {
+            Ok(event) => self.event(event),
+            Err(RecvTimeoutError::Timeout) => Err(ProcessError::Timeout { waited: timeout }),
+            Err(RecvTimeoutError::Disconnected) => Err(self.exited()),
+        }
+    }
+
+    /// A line the engine printed that nobody asked for, if one is waiting.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the engine did instead of printing nothing (exit, garbage).
+    pub fn unsolicited(&mut self) -> Result<Option<String>, ProcessError> {
+        if self.flooded.load(Ordering::Relaxed) {
+            return Err(ProcessError::StderrFlood {
+                limit: STDERR_LIMIT,
+            });
+        }
+        match self.events.try_recv() {
+            Ok(event) => self.event(event).map(Some),
+            Err(TryRecvError::Empty) => Ok(None),
+            Err(TryRecvError::Disconnected) => Err(self.exited()),
+        }
+    }
+
+    /// Closes stdin after sending `quit_line` and waits up to `timeout` for
+    /// the engine to exit. Returns a line it printed after `quit`, if any.
+    ///
+    /// # Errors
+    ///
+    /// [`ProcessError::Timeout`] when it does not exit in time (it is then
+    /// killed), [`ProcessError::Exited`] with `clean: false` when it exits
+    /// with a failure status.
+    pub fn quit(
+        &mut self,
+        quit_line: &str,
+        timeout: Duration,
+    ) -> Result<Option<String>, ProcessError> {
+        self.send(quit_line)?;
+        self.stdin = None;
+        let deadline = Instant::now() + timeout;
+        let mut extra = None;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(Event::Line(line)) => {
+                    extra.get_or_insert(line);
+                }
+                Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => break,
+                Ok(Event::StderrFlood) => {
+                    return Err(ProcessError::StderrFlood {
+                        limit: STDERR_LIMIT,
+                    });
+                }
+                Ok(Event::TooLong) => return Err(ProcessError::LineTooLong { limit: MAX_LINE }),
+                Ok(Event::NotUtf8) => return Err(ProcessError::NotUtf8),
+                Ok(Event::ReadError(e)) => return Err(ProcessError::Io(e)),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(ProcessError::Timeout { waited: timeout });
+                }
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.wait_for_exit(left.max(EXIT_GRACE)) {
+            Some(status) if status.success() => Ok(extra),
+            Some(status) => Err(ProcessError::Exited {
+                status: describe(status),
+                clean: false,
+            }),
+            None => Err(ProcessError::Timeout { waited: timeout }),
+        }
+    }
+
+    /// The last lines the engine wrote to stderr (at most [`STDERR_TAIL`]
+    /// bytes, cut at a line start when possible), and how many bytes it
+    /// wrote in all.
+    #[must_use]
+    pub fn stderr_tail(&self) -> (String, u64) {
+        let tail = self
+            .tail
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let bytes: Vec<u8> = tail.bytes.iter().copied().collect();
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        if tail.total > bytes.len() as u64
+            && let Some(start) = text.find('\n')
+            && start + 1 < text.len()
+        {
+            text.drain(..=start);
+        }
+        (text, tail.total)
+    }
+
+    fn event(&mut self, event: Event) -> Result<String, ProcessError> {
+        match event {
+            Event::Line(line) => Ok(line),
+            Event::TooLong => Err(ProcessError::LineTooLong { limit: MAX_LINE }),
+            Event::NotUtf8 => Err(ProcessError::NotUtf8),
+            Event::Closed => Err(self.exited()),
+            Event::ReadError(e) => Err(ProcessError::Io(e)),
+            Event::StderrFlood => Err(ProcessError::StderrFlood {
+                limit: STDERR_LIMIT,
+            }),
+        }
+    }
+
+    /// The engine's stdout closed or its stdin broke: say how it ended.
+    fn exited(&mut self) -> ProcessError {
+        match self.wait_for_exit(EXIT_GRACE) {
+            Some(status) => ProcessError::Exited {
+                status: describe(status),
+                clean: status.success(),
+            },
+            None => ProcessError::Exited {
+                status: "it closed its output but is still running".to_owned(),
+                clean: false,
+            },
+        }
+    }
+
+    fn wait_for_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        if self.status.is_some() {
+            return self.status;
+        }
+        let deadline = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    self.status = Some(status);
+                    return Some(status);
+                }
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(2)),
+                Ok(None) | Err(_) => return None,
+            }
+        }
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        self.stdin = None;
+        if self.status.is_none() {
+            kill_and_reap(&mut self.child);
+        }
+    }
+}
+
+/// Kills the child and everything in its process group, then reaps it.
+fn kill_and_reap(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        // The group id is the child's pid, which stays reserved until the
+        // child is reaped just below, so this cannot hit another group.
+        let _ = rustix::process::kill_process_group(
+            rustix::process::Pid::from_child(child),
+            rustix::process::Signal::KILL,
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn describe(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                6 => " (SIGABRT)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            return format!("killed by signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => status.to_string(),
+    }
+}
+
+fn spawn_reader(name: &str, body: impl FnOnce() + Send + 'static) -> Result<(), String> {
+    // The thread is not joined: it ends when the pipe closes, which the kill
+    // in `Drop` guarantees for the child; a stray grandchild holding the
+    // pipe open cannot make the checker wait.
+    thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(body)
+        .map(drop)
+        .map_err(|e| format!("could not start a reader thread: {e}"))
+}
+
+fn read_stdout(stdout: impl Read, sender: &SyncSender<Event>) {
+    let mut reader = BufReader::with_capacity(1 << 16, stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line);
+        let event = match read {
+            Ok(0) => {
+                let _ = sender.send(Event::Closed);
+                return;
+            }
+            Ok(_) if line.len() > MAX_LINE => {
+                let _ = sender.send(Event::TooLong);
+                return;
+            }
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                match String::from_utf8(std::mem::take(&mut line)) {
+                    Ok(text) => Event::Line(text),
+                    Err(_) => Event::NotUtf8,
+                }
+            }
+            Err(e) => {
+                let _ = sender.send(Event::ReadError(e.to_string()));
+                return;
+            }
+        };
+        if sender.send(event).is_err() {
+            return; // the checker is gone
+        }
+    }
+}
+
+fn read_stderr(
+    mut stderr: impl Read,
+    tail: &Mutex<Tail>,
+    flooded: &AtomicBool,
+    sender: &SyncSender<Event>,
+) {
+    let mut buffer = [0u8; 8192];
+    loop {
+        let n = match stderr.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let total = {
+            let mut tail = tail
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            tail.total += n as u64;
+            tail.bytes.extend(&buffer[..n]);
+            let excess = tail.bytes.len().saturating_sub(STDERR_TAIL);
+            tail.bytes.drain(..excess);
+            tail.total
+        };
+        if total > STDERR_LIMIT && !flooded.swap(true, Ordering::Relaxed) {
+            // Never block here: the engine must not wait on its stderr.
+            let _ = sender.try_send(Event::StderrFlood);
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! A divergence as a conformance scenario, ready to add to the suite: the
+//! reference's answers at the position where the engine went wrong.
+
+use std::collections::BTreeMap;
+
+use super::compare::expected;
+use super::facts::{Answer, Question};
+use super::shrink::Diverging;
+use crate::game::Outcome;
+use crate::profile::{Profile, Switch};
+use crate::rules::{self, sweep};
+use crate::scenario::{Expect, Rejection, Scenario, SwitchName};
+
+/// The scenario that pins the reference's answer to the diverging question,
+/// under the readings that decide it. `unit` names where it was found.
+#[must_use]
+pub fn reproduction(found: &Diverging, profile: Profile, unit: Option<&str>) -> Scenario {
+    let question = &found.question;
+    let position = *question.position();
+    let answer = expected(question, profile);
+    let mut scenario = Scenario {
+        id: slug(question),
+        rules: found.mismatch.rules.iter().map(|&r| r.to_owned()).collect(),
+        description: format!(
+            "Found by kpe-check{}: an engine claiming `{profile}` diverged on {} ({}).",
+            unit.map(|u| format!(" in `{u}`")).unwrap_or_default(),
+            match question {
+                Question::Legal(_) => "the legal moves".to_owned(),
+                Question::Play(_, pit) => format!("move {pit}"),
+            },
+            found
+                .mismatch
+                .fields
+                .iter()
+                .map(|f| f.field)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        when: pins(question, profile),
+        start: (position != crate::Position::initial()).then(|| position.to_string()),
+        invalid_start: None,
+        moves: question.pit().into_iter().collect(),
+        expect: Vec::new(),
+        reject: None,
+        result: None,
+    };
+    match answer {
+        Answer::Legal(moves) => {
+            if moves.is_empty()
+                && let Some(reason) = rules::game_over(&position, profile)
+            {
+                scenario.result = Some(finished(reason, sweep(&position)));
+            }
+            scenario.expect.push(Expect {
+                ply: 0,
+                legal: Some(moves),
+                ..Expect::default()
+            });
+        }
+        Answer::Played {
+            position: after,
+            captures,
+            ..
+        } => {
+            scenario.expect.push(Expect {
+                ply: 1,
+                position: Some(after),
+                captures: Some(captures),
+                ..Expect::default()
+            });
+            if let Some(pit) = question.pit()
+                && let Ok((_, report)) = rules::play(&position, pit, profile)
+                && let Some(end) = report.end
+            {
+                scenario.result = Some(finished(end.reason, end.totals));
+            }
+        }
+        Answer::Illegal(reason) => {
+            scenario.reject = Some(Rejection { ply: 1, reason });
+        }
+    }
+    scenario
+}
+
+fn finished(reason: crate::EndReason, totals: [u8; 2]) -> Outcome {
+    Outcome::Finished {
+        reason,
+        totals,
+        winner: crate::End { reason, totals }.winner(),
+    }
+}
+
+/// The readings the answer depends on, pinned to the claimed profile's
+/// choice; all five when no smaller set keeps the answer the same.
+fn pins(question: &Question, profile: Profile) -> BTreeMap<SwitchName, bool> {
+    let answer = expected(question, profile);
+    let deciding: Vec<Switch> = Switch::ALL
+        .into_iter()
+        .filter(|&s| expected(question, profile.set(s, !profile.has(s))) != answer)
+        .collect();
+    let agrees = |p: &Profile| deciding.iter().all(|&s| p.has(s) == profile.has(s));
+    let enough = Profile::all()
+        .filter(agrees)
+        .all(|p| expected(question, p) == answer);
+    let pinned: Vec<Switch> = if enough {
+        deciding
+    } else {
+        Switch::ALL.to_vec()
+    };
+    pinned
+        .into_iter()
+        .map(|s| (SwitchName(s), profile.has(s)))
+        .collect()
+}
+
+/// A stable id from the question: `kpe-check-<move>-<hash>`.
+fn slug(question: &Question) -> String {
+    // FNV-1a over the question's text: the same question, the same id.
+    let text = question.to_string();
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let what = match question {
+        Question::Legal(_) => "legal".to_owned(),
+        Question::Play(_, pit) => pit.to_string().to_lowercase(),
+    };
+    format!("kpe-check-{what}-{:08x}", hash as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::compare::compare;
+    use crate::scenario::{Reference, Subject};
+
+    #[test]
+    fn the_scenario_holds_for_the_reference_and_pins_only_what_decides_it() {
+        let question = Question::Play(
+            "8,6,6,6/6,6,6,4 S 0/0 1---/1234".parse().unwrap(),
+            "S1".parse().unwrap(),
+        );
+        let skipped = expected(&question, Profile::with(&[Switch::SkipOrigin]));
+        let mismatch = compare(&question, &skipped, Profile::DEFAULT).unwrap();
+        let found = Diverging {
+            question,
+            claimed: skipped,
+            mismatch,
+        };
+        let scenario = reproduction(&found, Profile::DEFAULT, Some("g1"));
+        assert!(crate::scenario::is_slug(&scenario.id), "{}", scenario.id);
+        assert_eq!(
+            scenario.when.keys().map(|k| k.0).collect::<Vec<_>>(),
+            [Switch::SkipOrigin]
+        );
+        for profile in scenario.profiles() {
+            Reference::new()
+                .verify("repro", &scenario, profile)
+                .unwrap();
+        }
+        let yaml = serde_yaml::to_string(&[&scenario]).unwrap();
+        assert!(yaml.contains("skip-origin: false"), "{yaml}");
+    }
+}

@@ -1,0 +1,274 @@
+//! The kpe engine protocol, version 1: JSON lines between `kpe-check` and an
+//! engine's standard input and output (specified in `spec/PROTOCOL.md`, with
+//! a JSON Schema generated from these types in `spec/protocol.schema.json`).
+//!
+//! `kpe-check` writes one [`Request`] per line; the engine answers each with
+//! exactly one [`Reply`] line and prints nothing else on stdout. Requests are
+//! stateless: each carries the whole position in kpe notation, so an engine
+//! needs no game state. Both directions are tagged by a `type` field, and
+//! unknown fields are refused so that typos show up at once.
+//!
+//! ```
+//! use kpe::protocol::{Reply, Request};
+//! use kpe::{Pit, Position};
+//!
+//! let request = Request::Play { position: Position::initial(), pit: "S1".parse::<Pit>()? };
+//! assert_eq!(
+//!     serde_json::to_string(&request)?,
+//!     r#"{"type":"play","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----","move":"S1"}"#
+//! );
+//! let reply: Reply =
+//!     serde_json::from_str(r#"{"type":"played","position":"0,7,7,7/7,7,7,6 N 0/0 1---/----","captures":[]}"#)?;
+//! assert!(matches!(reply, Reply::Played { end: None, .. }));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::Pit;
+use crate::position::Position;
+use crate::profile::Profile;
+use crate::report::Capture;
+use crate::rules::Reason;
+
+/// The protocol version this crate speaks. An engine must answer the hello
+/// with exactly this number.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A line `kpe-check` sends to the engine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Request {
+    /// The first request: says which protocol version and rules profile the
+    /// checker expects. The engine answers [`Reply::Hello`].
+    Hello {
+        /// Always [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The rules profile the engine's manifest claims. An engine that
+        /// implements a single reading may ignore it.
+        profile: Profile,
+    },
+    /// What are the legal moves in this position? Answered by
+    /// [`Reply::Legal`].
+    Legal {
+        /// The position, in kpe notation.
+        position: Position,
+    },
+    /// Play this move in this position. Answered by [`Reply::Played`] or,
+    /// when the rules refuse the move, [`Reply::Illegal`].
+    Play {
+        /// The position before the move, in kpe notation.
+        position: Position,
+        /// The pit to move from.
+        #[serde(rename = "move")]
+        pit: Pit,
+    },
+    /// Count the move sequences of exactly `depth` moves from this position.
+    /// Sent only to engines whose hello says `"perft": true`; answered by
+    /// [`Reply::Perft`].
+    Perft {
+        /// The root position, in kpe notation.
+        position: Position,
+        /// How many plies deep to count (at least 1).
+        depth: u32,
+    },
+    /// The session is over: the engine exits with status 0 and answers
+    /// nothing.
+    Quit {},
+}
+
+impl Request {
+    /// The request's `type` tag, e.g. `play`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Request::Hello { .. } => "hello",
+            Request::Legal { .. } => "legal",
+            Request::Play { .. } => "play",
+            Request::Perft { .. } => "perft",
+            Request::Quit {} => "quit",
+        }
+    }
+
+    /// The reply types that may answer this request, besides `error`.
+    #[must_use]
+    pub fn expected_replies(&self) -> &'static [&'static str] {
+        match self {
+            Request::Hello { .. } => &["hello"],
+            Request::Legal { .. } => &["legal"],
+            Request::Play { .. } => &["played", "illegal"],
+            Request::Perft { .. } => &["perft"],
+            Request::Quit {} => &[],
+        }
+    }
+}
+
+/// A line the engine sends back: exactly one for each request but `quit`.
+///
+/// Positions in replies are kept as text: they come from outside and are
+/// validated by the checker, which reports an unreadable or impossible
+/// position as a divergence rather than a protocol error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Reply {
+    /// The answer to [`Request::Hello`]: who the engine is and what it does.
+    Hello {
+        /// Must equal the request's `protocol` ([`PROTOCOL_VERSION`]).
+        protocol: u32,
+        /// The engine's name, for reports.
+        name: String,
+        /// The engine's version, for reports.
+        version: String,
+        /// Whether the engine answers [`Request::Perft`]; `false` if absent.
+        #[serde(default)]
+        perft: bool,
+    },
+    /// The legal moves of the position, in any order; an empty list means
+    /// the game is over.
+    Legal {
+        /// The legal moves, as pit names.
+        moves: Vec<Pit>,
+    },
+    /// The move was played.
+    Played {
+        /// The position after the move, in kpe notation, before any
+        /// end-of-game sweep (board plus captured stays 48).
+        #[schemars(with = "Position")]
+        position: String,
+        /// The pits the move captured, in the order taken: the landing pit
+        /// first, then backward along the chain. Empty when nothing was
+        /// captured.
+        captures: Vec<Capture>,
+        /// Set when the game is over after the move; absent or `null`
+        /// otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<EndClaim>,
+    },
+    /// The rules refuse the move.
+    Illegal {
+        /// Why: `not-own-pit`, `empty-pit`, `feeding-required` or
+        /// `game-over`.
+        #[schemars(with = "Reason")]
+        reason: String,
+    },
+    /// The answer to [`Request::Perft`].
+    Perft {
+        /// The number of move sequences of exactly the requested depth.
+        nodes: u64,
+    },
+    /// The engine could not handle the request (for example a position it
+    /// cannot read). The checker reports it as a failure of that request.
+    Error {
+        /// What went wrong, for people.
+        message: String,
+    },
+}
+
+impl Reply {
+    /// The reply's `type` tag, e.g. `played`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Reply::Hello { .. } => "hello",
+            Reply::Legal { .. } => "legal",
+            Reply::Played { .. } => "played",
+            Reply::Illegal { .. } => "illegal",
+            Reply::Perft { .. } => "perft",
+            Reply::Error { .. } => "error",
+        }
+    }
+}
+
+/// The end of the game, as an engine reports it after a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EndClaim {
+    /// Final totals after the sweep, South then North: captured stones plus
+    /// the stones left in the player's own row (END-2, RES-1).
+    pub totals: [u8; 2],
+}
+
+/// The reason code in an `illegal` reply, read back into a [`Reason`].
+///
+/// # Errors
+///
+/// Returns the list of valid codes when `code` is not one of them.
+pub fn parse_reason(code: &str) -> Result<Reason, String> {
+    Reason::ALL
+        .into_iter()
+        .find(|r| r.code() == code)
+        .ok_or_else(|| {
+            format!(
+                "unknown reason code `{}`: expected one of {}",
+                code.escape_debug(),
+                Reason::ALL.map(Reason::code).join(", ")
+            )
+        })
+}
+
+/// The JSON Schema of both directions of the protocol, as committed in
+/// `spec/protocol.schema.json`.
+#[must_use]
+pub fn schema() -> schemars::Schema {
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    #[schemars(
+        title = "kpe engine protocol, version 1",
+        description = "One JSON object per line. `Request` lines go from kpe-check to the engine's stdin; the engine answers each (except `quit`) with exactly one `Reply` line on stdout. See spec/PROTOCOL.md."
+    )]
+    struct Protocol {
+        /// A line sent to the engine.
+        request: Request,
+        /// A line the engine sends back.
+        reply: Reply,
+    }
+    schemars::schema_for!(Protocol)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_round_trip_and_refuse_unknown_fields() {
+        for line in [
+            r#"{"type":"hello","protocol":1,"profile":"skip-origin"}"#,
+            r#"{"type":"legal","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#,
+            r#"{"type":"perft","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----","depth":3}"#,
+            r#"{"type":"quit"}"#,
+        ] {
+            let request: Request = serde_json::from_str(line).unwrap();
+            assert_eq!(serde_json::to_string(&request).unwrap(), line);
+        }
+        let err = serde_json::from_str::<Request>(r#"{"type":"quit","now":true}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field"), "{err}");
+    }
+
+    #[test]
+    fn replies_refuse_unknown_fields_and_types() {
+        let err = serde_json::from_str::<Reply>(r#"{"type":"legal","moves":[],"x":1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `x`"), "{err}");
+        let err = serde_json::from_str::<Reply>(r#"{"type":"moves","moves":[]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown variant `moves`"), "{err}");
+        let err = serde_json::from_str::<Reply>(r#"{"type":"legal","moves":["X9"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("X9"), "{err}");
+        let hello: Reply =
+            serde_json::from_str(r#"{"type":"hello","protocol":1,"name":"a","version":"1"}"#)
+                .unwrap();
+        assert!(matches!(hello, Reply::Hello { perft: false, .. }));
+    }
+
+    #[test]
+    fn reason_codes_read_back() {
+        for reason in Reason::ALL {
+            assert_eq!(parse_reason(reason.code()), Ok(reason));
+        }
+        assert!(parse_reason("nope").unwrap_err().contains("empty-pit"));
+    }
+}
