@@ -59,6 +59,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Speak the kpe engine protocol (spec/PROTOCOL.md) on stdin and stdout
+    /// with the reference rules: the reference engine for kpe-check.
+    Engine {
+        /// Play this profile whatever kpe-check asks for in its hello (to
+        /// see how kpe-check names the reading of an engine that follows
+        /// another one). By default the hello's profile is played.
+        #[arg(long, value_name = "PROFILE")]
+        rules: Option<Profile>,
+        /// Misbehave on purpose, for testing kpe-check.
+        #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Fault>())]
+        fault: Option<kpe::live::Fault>,
+    },
 }
 
 fn parse_position(text: &str) -> Result<Position, String> {
@@ -100,6 +112,7 @@ fn main() -> ExitCode {
             rules,
             json,
         } => play(&moves, from, rules, json),
+        Command::Engine { rules, fault } => engine(rules, fault),
     }
 }
 
@@ -218,5 +231,17 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// `kpe engine`: serve the protocol until `quit` or the end of the input.
+fn engine(rules: Option<Profile>, fault: Option<kpe::live::Fault>) -> ExitCode {
+    let options = kpe::live::ServeOptions { rules, fault };
+    match kpe::live::serve(std::io::stdin().lock(), std::io::stdout().lock(), options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: kpe engine: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
