@@ -1,63 +1,635 @@
 //! kpe-check's live mode: engines driven over the protocol.
+//!
+//! Most tests drive `kpe engine` (the reference rules speaking the
+//! protocol), with `--rules` to play another reading than it claims and the
+//! hidden `--fault` to misbehave, so they need nothing but this crate. The
+//! Python sample engines in `examples/engines/` are checked too when
+//! `python3` is on the PATH; without it those tests print a note and pass,
+//! and what they guard is covered by the `kpe engine` tests.
+//!
+//! The JSON Schemas of the protocol and the manifest are generated from the
+//! Rust types; regenerate them with
+//! `UPDATE_SCHEMAS=1 cargo test --test live schemas` and commit them.
 
-use kpe::check::UnitResult;
-use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::CommandCargoExt;
+use kpe::check::{Divergence, InputError, JsonSink, Sink, Summary, UnitResult};
+use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine, check_manifest_file};
+use kpe::scenario::{Reference, Subject};
+use kpe::{Position, Profile};
 
 fn kpe() -> &'static str {
     env!("CARGO_BIN_EXE_kpe")
 }
 
-/// Writes a manifest into a fresh temporary directory and checks it.
-fn check(manifest: serde_json::Value, options: &LiveOptions) -> LiveReport {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("engine.json");
-    std::fs::write(&path, manifest.to_string()).unwrap();
-    let manifest = Manifest::load(&path).unwrap();
-    check_engine(&manifest, &path, options, &mut |_| {})
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A sink that keeps nothing: the tests look at the returned report.
+struct Discard;
+
+impl Sink for Discard {
+    fn begin(&mut self, _: &kpe::check::Run) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn fail(&mut self, _: &InputError) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Small runs: a few random games, shallow perft, the whole scenario suite.
 fn quick() -> LiveOptions {
     LiveOptions {
         seed: Some(7),
-        games: Some(10),
+        games: Some(12),
         perft_depth: Some(3),
         ..LiveOptions::default()
     }
 }
 
-fn kpe_engine(args: &[&str], profile: &str) -> serde_json::Value {
+/// Writes `manifest` into a fresh temporary directory and checks it.
+fn check_json(manifest: &serde_json::Value, options: &LiveOptions) -> LiveReport {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    check_path(&path, options)
+}
+
+fn check_path(path: &Path, options: &LiveOptions) -> LiveReport {
+    let manifest = Manifest::load(path).unwrap();
+    let mut notes = Vec::new();
+    check_engine(&manifest, path, options, &mut Discard, &mut notes).unwrap()
+}
+
+fn kpe_engine(args: &[&str], profile: &str, request_ms: u64) -> serde_json::Value {
     let mut command = vec![kpe().to_owned(), "engine".to_owned()];
     command.extend(args.iter().map(|a| (*a).to_owned()));
     serde_json::json!({
         "format": "kpe-engine", "version": 1, "command": command, "profile": profile,
-        "timeouts": {"start_ms": 5000, "request_ms": 2000},
+        "timeouts": {"start_ms": 10000, "request_ms": request_ms},
     })
 }
 
-fn diverging(report: &LiveReport) -> Vec<&UnitResult> {
-    report.units.iter().filter(|u| !u.conforms()).collect()
+fn divergences(report: &LiveReport) -> Vec<(&UnitResult, &Divergence)> {
+    report
+        .units
+        .iter()
+        .filter_map(|u| u.divergence.as_deref().map(|d| (u, d)))
+        .collect()
 }
 
+/// The rules blamed anywhere in the report.
+fn blamed(report: &LiveReport) -> Vec<&'static str> {
+    let mut all = Vec::new();
+    for (_, d) in divergences(report) {
+        for id in d.rules.iter() {
+            if !all.contains(&id) {
+                all.push(id);
+            }
+        }
+    }
+    all
+}
+
+/// Every divergence has a reproduction that the reference rules pass, and
+/// at least one was shrunk to fewer stones than where it was found.
+fn assert_reproductions(report: &LiveReport) {
+    let mut shrunk = false;
+    for (unit, d) in divergences(report) {
+        let scenario = d
+            .scenario
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} {} has no reproduction", unit.kind, unit.id));
+        for profile in scenario.profiles() {
+            Reference::new()
+                .verify("reproduction", scenario, profile)
+                .unwrap_or_else(|e| panic!("the reproduction is wrong: {e}"));
+        }
+        assert!(
+            scenario.profiles().any(|p| p == report.profile),
+            "the reproduction must hold under the claimed profile"
+        );
+        let start: Position = scenario.start_text().parse().unwrap();
+        if let Some(before) = d.before
+            && start.board_stones() < before.board_stones()
+        {
+            shrunk = true;
+        }
+        assert!(d.scenario_yaml().unwrap().starts_with("- id: kpe-check-"));
+    }
+    assert!(shrunk, "no divergence was shrunk");
+}
+
+fn python3() -> bool {
+    let found = Command::new("python3")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        eprintln!("note: python3 not found: skipping the Python sample engine test");
+    }
+    found
+}
+
+// ---------------------------------------------------------------------------
+// The reference engine, and engines following other readings
+// ---------------------------------------------------------------------------
+
 #[test]
-fn the_reference_engine_conforms() {
-    let report = check(kpe_engine(&[], "default"), &quick());
-    assert!(report.conforms(), "{:#?}", diverging(&report));
-    assert!(report.units.iter().any(|u| u.kind == "random-game"));
-    assert!(report.units.iter().any(|u| u.kind == "perft"));
-    println!(
-        "{} units, {} requests, notes {:?}",
-        report.units.len(),
-        report.requests,
+fn the_reference_engine_conforms_on_every_kind_of_unit() {
+    let report = check_json(&kpe_engine(&[], "default", 5000), &quick());
+    assert!(report.conforms(), "{:#?}", divergences(&report));
+    for kind in ["scenario", "perft", "random-game"] {
+        assert!(
+            report.units.iter().any(|u| u.kind == kind),
+            "no {kind} unit: {:?}",
+            report.notes
+        );
+    }
+    assert_eq!(report.units.iter().filter(|u| u.kind == "perft").count(), 3);
+    assert!(
+        report.summary.rules.contains("CAP-2"),
+        "{}",
+        report.summary.rules
+    );
+    assert!(report.summary.reading.is_none());
+    assert!(
+        report.notes.iter().any(|n| n.contains("seed 7")),
+        "{:?}",
         report.notes
     );
 }
 
 #[test]
-fn an_engine_following_skip_origin_is_named() {
-    let report = check(kpe_engine(&["--rules", "skip-origin"], "default"), &quick());
-    let bad = diverging(&report);
-    assert!(!bad.is_empty());
-    let d = bad[0].divergence.as_ref().unwrap();
-    println!("{bad:#?}\n{:?}", report.diagnosis);
-    println!("{}", d.scenario_yaml().unwrap());
+fn the_reference_engine_conforms_under_the_profile_it_is_told() {
+    let profile = "skip-origin,strict-lock,end-on-repetition";
+    let report = check_json(&kpe_engine(&[], profile, 5000), &quick());
+    assert!(report.conforms(), "{:#?}", divergences(&report));
+    assert_eq!(report.profile, profile.parse().unwrap());
+}
+
+#[test]
+fn an_engine_that_skips_the_origin_is_named_skip_origin() {
+    let report = check_json(
+        &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
+        &quick(),
+    );
+    assert!(!report.conforms());
+    assert!(blamed(&report).contains(&"SOW-4"), "{:?}", blamed(&report));
+    let reading = report.summary.reading.as_ref().unwrap();
+    assert_eq!(
+        reading.closest(),
+        ["skip-origin".parse::<Profile>().unwrap()]
+    );
+    assert!(
+        reading
+            .to_string()
+            .starts_with("conforms under: skip-origin"),
+        "{reading}"
+    );
+    assert_reproductions(&report);
+}
+
+#[test]
+fn an_engine_with_the_strict_lock_is_named_strict_lock() {
+    let report = check_json(
+        &kpe_engine(&["--rules", "strict-lock"], "default", 5000),
+        &quick(),
+    );
+    assert!(blamed(&report).contains(&"LOCK-3"), "{:?}", blamed(&report));
+    let reading = report.summary.reading.as_ref().unwrap();
+    assert_eq!(
+        reading.closest(),
+        ["strict-lock".parse::<Profile>().unwrap()]
+    );
+    assert_reproductions(&report);
+}
+
+#[test]
+fn an_engine_claiming_a_reading_it_does_not_follow_is_named_too() {
+    // Claims skip-origin, plays the default.
+    let report = check_json(
+        &kpe_engine(&["--rules", "default"], "skip-origin", 5000),
+        &quick(),
+    );
+    let reading = report.summary.reading.as_ref().unwrap();
+    assert_eq!(reading.closest(), [Profile::DEFAULT]);
+}
+
+#[test]
+fn a_bug_no_reading_explains_is_flagged_with_its_rule() {
+    let report = check_json(
+        &kpe_engine(&["--fault", "capture-own-row"], "default", 5000),
+        &quick(),
+    );
+    assert!(blamed(&report).contains(&"CAP-3"), "{:?}", blamed(&report));
+    let reading = report.summary.reading.as_ref().unwrap();
+    assert!(!reading.explained(), "{reading}");
+    assert_reproductions(&report);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_games() {
+    let manifest = kpe_engine(&["--rules", "skip-origin"], "default", 5000);
+    let options = LiveOptions {
+        suite: Some(root().join("no-such-suite")),
+        ..quick()
+    };
+    let first = check_json(&manifest, &options);
+    let second = check_json(&manifest, &options);
+    assert_eq!(first.units, second.units);
+    let other = check_json(
+        &manifest,
+        &LiveOptions {
+            seed: Some(8),
+            ..options
+        },
+    );
+    assert_ne!(first.units, other.units);
+    assert!(
+        first
+            .notes
+            .iter()
+            .any(|n| n.contains("no conformance suite"))
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Hostile engines
+// ---------------------------------------------------------------------------
+
+/// The verdict of an engine that misbehaves with `fault`.
+fn hostile(fault: &str) -> LiveReport {
+    let options = LiveOptions {
+        games: Some(2),
+        perft_depth: Some(1),
+        ..quick()
+    };
+    check_json(&kpe_engine(&["--fault", fault], "default", 300), &options)
+}
+
+fn assert_verdict(report: &LiveReport, code: &str, words: &str) {
+    let (unit, d) = divergences(report)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no verdict for {code}"));
+    let field = &d.fields[0];
+    assert_eq!(field.field, "engine", "{unit:?}");
+    assert!(
+        field.claimed.ends_with(&format!("({code})")),
+        "{}",
+        field.claimed
+    );
+    assert!(field.claimed.contains(words), "{}", field.claimed);
+    assert!(
+        d.notes.iter().any(|n| n.starts_with("request: ")),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn hostile_engines_get_a_clear_verdict_and_never_hang() {
+    for (fault, code, words) in [
+        ("crash", "crash", "signal 6"),
+        ("exit", "early-exit", "exit status 0"),
+        ("hang", "timeout", "no answer within 300 ms"),
+        ("garbage", "garbage", "legal moves: S1"),
+        ("huge-line", "line-too-long", "longer than 1048576 bytes"),
+        ("stderr-flood", "stderr-flood", "more than 16 MiB"),
+        ("extra-line", "out-of-turn", "out of turn"),
+    ] {
+        let report = hostile(fault);
+        assert_verdict(&report, code, words);
+        // After a few restarts kpe-check gives up rather than fail forever.
+        assert!(
+            report.notes.iter().any(|n| n.contains("gave up")),
+            "{fault}: {:?}",
+            report.notes
+        );
+        assert!(
+            report.units.len() <= kpe::live::MAX_STARTS as usize,
+            "{fault}"
+        );
+    }
+}
+
+#[test]
+fn a_flooded_stderr_is_shown_as_a_short_tail() {
+    let report = hostile("stderr-flood");
+    let (_, d) = divergences(&report)[0];
+    let tail: Vec<&String> = d.notes.iter().filter(|n| n.starts_with('|')).collect();
+    assert!(!tail.is_empty() && tail.len() <= 20, "{:?}", d.notes);
+    assert!(tail.iter().all(|l| l.chars().count() < 200));
+}
+
+#[test]
+fn a_wrong_protocol_version_stops_at_the_hello() {
+    let report = hostile("wrong-protocol");
+    assert_eq!(report.units.len(), 1);
+    assert_eq!(report.units[0].kind, "startup");
+    assert_verdict(&report, "protocol-version", "protocol version 2");
+}
+
+#[test]
+fn an_engine_that_cannot_start_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": ["./no-such-engine"]});
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let mut out = JsonSink::new(Vec::new());
+    let err = check_manifest_file(&path, &quick(), &mut out, &mut Vec::new()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("at command") && text.contains("no-such-engine"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.into_inner()).unwrap();
+    assert!(
+        json["error"].is_object() || json["error"].is_string(),
+        "{json}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The command line
+// ---------------------------------------------------------------------------
+
+fn kpe_check() -> Command {
+    let mut command = Command::cargo_bin("kpe-check").unwrap();
+    command
+        .env("KPE_CHECK_SEED", "5")
+        .env("KPE_CHECK_GAMES", "5")
+        .env("KPE_CHECK_PERFT_DEPTH", "2");
+    command.env_remove("KPE_CHECK_SUITE");
+    command
+}
+
+fn manifest_file(dir: &Path, manifest: &serde_json::Value) -> PathBuf {
+    let path = dir.join("engine.json");
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn kpe_check_exit_codes_and_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = manifest_file(dir.path(), &kpe_engine(&[], "default", 5000));
+    let junit = dir.path().join("junit.xml");
+    let out = kpe_check()
+        .arg(&good)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("summary: conforms"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("note: random games: seed 5"));
+    assert!(
+        std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("<testsuite")
+    );
+
+    let bad = manifest_file(
+        dir.path(),
+        &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
+    );
+    let out = kpe_check()
+        .arg(&bad)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["conforms"], false, "{json}");
+
+    let out = kpe_check().arg(&bad).arg("--color=never").output().unwrap();
+    let human = String::from_utf8(out.stdout).unwrap();
+    assert!(human.contains("conforms under: skip-origin"), "{human}");
+    assert!(human.contains("SOW-4"), "{human}");
+    assert!(human.contains("- id: kpe-check-"), "{human}");
+}
+
+#[test]
+fn kpe_check_refuses_bad_manifests_and_settings_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, expected) in [
+        (
+            "{\"format\": \"kpe-engine\", \"version\": 1,\n \"command\": [\"x\"], \"timeout\": {}}",
+            ":2:",
+        ),
+        (
+            r#"{"format": "kpe-engine", "version": 9, "command": ["x"]}"#,
+            "at version: unknown manifest version 9",
+        ),
+        (
+            r#"{"format": "kpe-engine", "version": 1, "command": ["x"], "random": {"games": -1}}"#,
+            "at random.games",
+        ),
+        (
+            r#"{"format": "kpe-engine", "version": 1, "command": []}"#,
+            "at command",
+        ),
+    ] {
+        let path = dir.path().join("m.json");
+        std::fs::write(&path, text).unwrap();
+        let out = kpe_check().arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+    }
+    let good = manifest_file(dir.path(), &kpe_engine(&[], "default", 5000));
+    let out = kpe_check()
+        .arg(&good)
+        .env("KPE_CHECK_SEED", "soon")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("KPE_CHECK_SEED=soon"));
+}
+
+#[test]
+fn kpe_engine_speaks_the_protocol() {
+    let input = [
+        r#"{"type":"hello","protocol":1,"profile":"skip-origin"}"#,
+        r#"{"type":"play","position":"8,6,6,6/6,6,6,4 S 0/0 1---/1234","move":"S1"}"#,
+        r#"{"type":"play","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----","move":"N1"}"#,
+        "not json",
+        r#"{"type":"quit"}"#,
+        r#"{"type":"legal","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#,
+    ];
+    let out = Command::new(kpe())
+        .arg("engine")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.join("\n").as_bytes())?;
+            drop(stdin);
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success());
+    let lines: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    assert_eq!(lines.len(), 4, "nothing after quit: {lines:?}");
+    assert!(lines[0].contains(r#""perft":true"#));
+    // skip-origin, as the hello asked.
+    assert!(lines[1].contains("0,8,7,7/7,7,7,5 N"), "{}", lines[1]);
+    assert_eq!(lines[2], r#"{"type":"illegal","reason":"not-own-pit"}"#);
+    assert!(lines[3].starts_with(r#"{"type":"error","message":"cannot read the request"#));
+}
+
+// ---------------------------------------------------------------------------
+// The sample engines in examples/engines (need python3)
+// ---------------------------------------------------------------------------
+
+fn sample(name: &str) -> LiveReport {
+    check_path(&root().join("examples/engines").join(name), &quick())
+}
+
+#[test]
+fn every_example_manifest_reads() {
+    let dir = root().join("examples/engines");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            Manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            count += 1;
+        }
+    }
+    assert!(count >= 7, "{count}");
+}
+
+#[test]
+fn the_correct_python_engine_conforms() {
+    if !python3() {
+        return;
+    }
+    for name in ["correct.json", "claims-skip-origin.json"] {
+        let report = sample(name);
+        assert!(report.conforms(), "{name}: {:#?}", divergences(&report));
+        assert!(
+            report
+                .engine
+                .as_ref()
+                .unwrap()
+                .name
+                .starts_with("kpe-sample-py")
+        );
+    }
+}
+
+#[test]
+fn each_python_variant_is_caught_with_its_rule_and_reading() {
+    if !python3() {
+        return;
+    }
+    for (name, rule, reading) in [
+        ("skip-origin.json", "SOW-4", Some("skip-origin")),
+        ("strict-lock.json", "LOCK-3", Some("strict-lock")),
+        ("own-row.json", "CAP-3", None),
+        ("no-feeding.json", "FEED-1", None),
+        ("no-sweep.json", "END-2", None),
+    ] {
+        let report = sample(name);
+        assert!(!report.conforms(), "{name}");
+        assert!(
+            blamed(&report).contains(&rule),
+            "{name}: {:?}",
+            blamed(&report)
+        );
+        let named = report.summary.reading.as_ref().unwrap();
+        match reading {
+            Some(p) => assert_eq!(named.closest(), [p.parse::<Profile>().unwrap()], "{name}"),
+            None => assert!(!named.explained(), "{name}: {named}"),
+        }
+        assert_reproductions(&report);
+    }
+}
+
+#[test]
+fn a_python_engine_that_raises_shows_its_traceback() {
+    if !python3() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("raises.py"),
+        "import json, sys\n\
+         for line in sys.stdin:\n    \
+             r = json.loads(line)\n    \
+             if r['type'] == 'hello':\n        \
+                 print(json.dumps({'type': 'hello', 'protocol': 1, 'name': 'raises', 'version': '0'}), flush=True)\n    \
+             else:\n        \
+                 raise ValueError('cannot read ' + r['position'])\n",
+    )
+    .unwrap();
+    let path = manifest_file(
+        dir.path(),
+        &serde_json::json!({"format": "kpe-engine", "version": 1,
+            "command": ["python3", "raises.py"], "timeouts": {"request_ms": 3000}}),
+    );
+    let report = check_path(
+        &path,
+        &LiveOptions {
+            games: Some(1),
+            ..quick()
+        },
+    );
+    assert_verdict(&report, "crash", "exit status 1");
+    let (_, d) = divergences(&report)[0];
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("ValueError: cannot read")),
+        "{:?}",
+        d.notes
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------
+
+#[test]
+fn schemas_are_current() {
+    let update = std::env::var_os("UPDATE_SCHEMAS").is_some_and(|v| v == "1");
+    for (file, schema) in [
+        ("spec/protocol.schema.json", kpe::protocol::schema()),
+        ("spec/manifest.schema.json", kpe::live::manifest_schema()),
+    ] {
+        let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+        let path = root().join(file);
+        if update {
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "{file} is out of date: regenerate with `UPDATE_SCHEMAS=1 cargo test --test live schemas` and commit"
+        );
+    }
 }

@@ -10,8 +10,8 @@ it. `--variant NAME` plants one typical mistake, to show what kpe-check says:
                   alternative)
   own-row         captures 2s and 4s in the mover's own row too (a bug: CAP-3)
   no-feeding      ignores the feeding rule (a bug: FEED-1)
-  sweep-to-mover  at the end every stone left goes to the last mover (a bug:
-                  END-2)
+  no-sweep        at the end, stones left on the board are not counted in
+                  the totals (a bug: END-2)
 """
 import json
 import sys
@@ -87,8 +87,8 @@ def play(state, pit):
     reply = {"type": "played", "position": show(*after), "captures": captures}
     if not legal(*after):
         totals = [captured[p] + sum(board[4 * p:4 * p + 4]) for p in (0, 1)]
-        if VARIANT == "sweep-to-mover":
-            totals = [captured[p] + (sum(board) if p == mover else 0) for p in (0, 1)]
+        if VARIANT == "no-sweep":
+            totals = captured
         reply["end"] = {"totals": totals}
     return reply
 

@@ -268,7 +268,7 @@ fn played_diff(
             vec!["BOARD-4"],
         )),
         Ok(got) => {
-            let details = setup_diff(&want, &got, &report);
+            let details = setup_diff(&want, &got, &report, got_caps);
             if !details.is_empty() {
                 let mut rules = Vec::new();
                 for rule in details.iter().flat_map(|d| d.rules.iter().copied()) {
@@ -317,7 +317,7 @@ fn played_diff(
     }
 }
 
-fn setup_diff(want: &Setup, got: &Setup, report: &Report) -> Vec<FieldDiff> {
+fn setup_diff(want: &Setup, got: &Setup, report: &Report, got_caps: &[Capture]) -> Vec<FieldDiff> {
     let mut details = Vec::new();
     let row = |s: &Setup| {
         let mut out = String::new();
@@ -330,11 +330,25 @@ fn setup_diff(want: &Setup, got: &Setup, report: &Report) -> Vec<FieldDiff> {
         out
     };
     if want.pits != got.pits {
-        let mut rules = vec!["SOW-2", "SOW-3"];
-        if report.wrapped() {
-            rules.push("SOW-4");
+        // Pits that differ only where one side captured point at the
+        // captures; any other difference is the sowing's.
+        let captured: Vec<usize> = report
+            .captures
+            .iter()
+            .chain(got_caps)
+            .map(|c| c.pit.index())
+            .collect();
+        let sowing = (0..want.pits.len().min(got.pits.len()))
+            .any(|i| want.pits[i] != got.pits[i] && !captured.contains(&i))
+            || want.pits.len() != got.pits.len();
+        let mut rules = Vec::new();
+        if sowing {
+            rules.extend(["SOW-2", "SOW-3"]);
+            if report.wrapped() {
+                rules.push("SOW-4");
+            }
         }
-        if !report.captures.is_empty() || want.captured != got.captured {
+        if !captured.is_empty() || want.captured != got.captured {
             rules.extend(["CAP-1", "CAP-4"]);
         }
         details.push(field("after.pits", row(want), row(got), rules));

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::process::Launch;
+use crate::check::{InputError, InputErrorKind};
 use crate::profile::Profile;
 
 /// The only manifest version this crate reads.
@@ -173,6 +174,9 @@ pub enum ManifestError {
     Json {
         /// The manifest path.
         path: PathBuf,
+        /// Where in the document, e.g. `timeouts.request_ms` (`.` for the
+        /// top level).
+        field: String,
         /// 1-based line.
         line: usize,
         /// 1-based column.
@@ -184,7 +188,7 @@ pub enum ManifestError {
     Invalid {
         /// The manifest path.
         path: PathBuf,
-        /// The offending field, as a JSON path (`$.command`).
+        /// The offending field, as a JSON path (`command`).
         field: &'static str,
         /// What is wrong.
         message: String,
@@ -204,20 +208,56 @@ impl fmt::Display for ManifestError {
             ),
             ManifestError::Json {
                 path,
+                field,
                 line,
                 column,
                 message,
-            } => write!(f, "{}:{line}:{column}: {message}", path.display()),
+            } => write!(
+                f,
+                "{}:{line}:{column}: at {field}: {message}",
+                path.display()
+            ),
             ManifestError::Invalid {
                 path,
                 field,
                 message,
-            } => write!(f, "{}: {field}: {message}", path.display()),
+            } => write!(f, "{}: at {field}: {message}", path.display()),
         }
     }
 }
 
 impl std::error::Error for ManifestError {}
+
+impl ManifestError {
+    /// The same error as kpe-check's input error, for its reports.
+    #[must_use]
+    pub fn into_input_error(self) -> InputError {
+        match self {
+            ManifestError::Read { path, error } => InputError {
+                file: path.display().to_string(),
+                kind: InputErrorKind::Read(error),
+            },
+            ManifestError::TooLarge { ref path, .. } => {
+                let file = path.display().to_string();
+                let message = self.to_string();
+                let message = message.split(": ").skip(1).collect::<Vec<_>>().join(": ");
+                InputError::at(&file, ".", 0, 0, message)
+            }
+            ManifestError::Json {
+                path,
+                field,
+                line,
+                column,
+                message,
+            } => InputError::at(&path.display().to_string(), &field, line, column, message),
+            ManifestError::Invalid {
+                path,
+                field,
+                message,
+            } => InputError::at(&path.display().to_string(), field, 0, 0, message),
+        }
+    }
+}
 
 impl Manifest {
     /// Reads and checks a manifest file.
@@ -248,17 +288,26 @@ impl Manifest {
     ///
     /// [`ManifestError::Json`] or [`ManifestError::Invalid`].
     pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
-        let manifest: Manifest = serde_json::from_str(text).map_err(|e| ManifestError::Json {
-            path: path.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_owned(),
+        let json_error = |field: String, e: serde_json::Error| {
+            let message = e.to_string();
+            ManifestError::Json {
+                path: path.to_owned(),
+                field,
+                line: e.line(),
+                column: e.column(),
+                message: message
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+            }
+        };
+        let mut de = serde_json::Deserializer::from_str(text);
+        let manifest: Manifest = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let field = e.path().to_string();
+            json_error(field, e.into_inner())
         })?;
+        de.end().map_err(|e| json_error(".".to_owned(), e))?;
         let invalid = |field, message: String| ManifestError::Invalid {
             path: path.to_owned(),
             field,
@@ -266,7 +315,7 @@ impl Manifest {
         };
         if manifest.version != MANIFEST_VERSION {
             return Err(invalid(
-                "$.version",
+                "version",
                 format!(
                     "unknown manifest version {}: this kpe-check reads version {MANIFEST_VERSION}",
                     manifest.version
@@ -275,14 +324,14 @@ impl Manifest {
         }
         if manifest.command.first().is_none_or(String::is_empty) {
             return Err(invalid(
-                "$.command",
+                "command",
                 "expected the program and its arguments, e.g. [\"python3\", \"engine.py\"]"
                     .to_owned(),
             ));
         }
         if manifest.timeouts.start_ms == 0 || manifest.timeouts.request_ms == 0 {
             return Err(invalid(
-                "$.timeouts",
+                "timeouts",
                 "timeouts must be at least 1 ms".to_owned(),
             ));
         }
@@ -349,19 +398,32 @@ mod tests {
         assert!(err.contains("kpe-engine"), "{err}");
         let err = parse(r#"{"format":"kpe-engine","version":2,"command":["e"]}"#).unwrap_err();
         assert!(
-            err.contains("$.version") && err.contains("version 2"),
+            err.contains("version") && err.contains("version 2"),
             "{err}"
         );
         let err = parse(r#"{"format":"kpe-engine","version":1,"command":[]}"#).unwrap_err();
-        assert!(err.contains("$.command"), "{err}");
+        assert!(err.contains("command"), "{err}");
         let err = parse(r#"{"format":"kpe-engine","version":1,"command":["e"],"profile":"x"}"#)
             .unwrap_err();
-        assert!(err.contains("unknown rules switch `x`"), "{err}");
+        assert!(
+            err.contains("at profile: unknown rules switch `x`"),
+            "{err}"
+        );
+        let err = parse(
+            r#"{"format":"kpe-engine","version":1,"command":["e"],"timeouts":{"start_ms":"5"}}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("m.json:1:") && err.contains("at timeouts.start_ms"),
+            "{err}"
+        );
+        let err = parse(r#"{"format":"kpe-engine","version":1,"command":["e"]} []"#).unwrap_err();
+        assert!(err.contains("trailing characters"), "{err}");
         let err = parse(
             r#"{"format":"kpe-engine","version":1,"command":["e"],"timeouts":{"request_ms":0}}"#,
         )
         .unwrap_err();
-        assert!(err.contains("$.timeouts"), "{err}");
+        assert!(err.contains("timeouts"), "{err}");
     }
 
     #[test]

@@ -32,8 +32,8 @@ pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, S
 pub use reading::{Answers, diagnose};
 pub use repro::reproduction;
 pub use run::{
-    LiveOptions, LiveReport, MAX_DIVERGING_GAMES, MAX_SHRINKS, MAX_STARTS, check_engine,
-    default_suite,
+    ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
+    MAX_DIVERGING_GAMES, MAX_SHRINKS, MAX_STARTS, check_engine, check_manifest_file, default_suite,
 };
 pub use scenarios::EngineSubject;
 pub use serve::{Fault, ServeOptions, serve};

@@ -2,6 +2,7 @@
 //! its profile admits, perft from the initial position, and seeded random
 //! games; then minimal reproductions and the reading it follows.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -17,7 +18,10 @@ use super::repro::reproduction;
 use super::scenarios::{EngineSubject, questions};
 use super::shrink::{Diverging, shrink};
 use crate::board::Pit;
-use crate::check::{Divergence, FieldDiff, Reading, RuleSet, UnitResult};
+use crate::check::{
+    CheckError, Divergence, Engine as TranscriptEngine, FieldDiff, InputError, RuleSet, Run,
+    RunKind, Sink, Summary, UnitResult,
+};
 use crate::game::Game;
 use crate::perft::perft;
 use crate::position::Position;
@@ -34,6 +38,10 @@ pub const MAX_SHRINKS: usize = 8;
 
 /// Random games that may diverge before the rest are skipped.
 pub const MAX_DIVERGING_GAMES: usize = 10;
+
+/// Lines of an engine's stderr shown with a failure, and their width.
+const STDERR_LINES: usize = 20;
+const STDERR_WIDTH: usize = 160;
 
 /// One in this many plies of a random game also tries an illegal move.
 const ILLEGAL_PROBE: u32 = 4;
@@ -65,11 +73,13 @@ pub struct LiveReport {
     pub seed: u64,
     /// Each unit's result, in the order run.
     pub units: Vec<UnitResult>,
-    /// The reading the engine follows, when something diverged.
-    pub diagnosis: Option<Reading>,
+    /// The totals given to the report, with the reading named when
+    /// something diverged.
+    pub summary: Summary,
     /// Requests sent to the engine.
     pub requests: u64,
-    /// Things the report should mention (suite not found, units skipped).
+    /// Things the report should mention (the seed, the suite not found,
+    /// units skipped); kpe-check prints them on stderr.
     pub notes: Vec<String>,
 }
 
@@ -77,7 +87,7 @@ impl LiveReport {
     /// Whether every unit conformed.
     #[must_use]
     pub fn conforms(&self) -> bool {
-        self.units.iter().all(UnitResult::conforms)
+        self.summary.conforms()
     }
 }
 
@@ -87,17 +97,122 @@ pub fn default_suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")
 }
 
+/// Environment variable: the seed of the random games.
+pub const ENV_SEED: &str = "KPE_CHECK_SEED";
+/// Environment variable: how many random games.
+pub const ENV_GAMES: &str = "KPE_CHECK_GAMES";
+/// Environment variable: the deepest perft depth.
+pub const ENV_PERFT_DEPTH: &str = "KPE_CHECK_PERFT_DEPTH";
+/// Environment variable: the conformance suite directory.
+pub const ENV_SUITE: &str = "KPE_CHECK_SUITE";
+
+impl LiveOptions {
+    /// The options kpe-check takes from its environment ([`ENV_SEED`],
+    /// [`ENV_GAMES`], [`ENV_PERFT_DEPTH`], [`ENV_SUITE`]), with progress on.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the variable whose value is not a number.
+    pub fn from_env() -> Result<LiveOptions, String> {
+        LiveOptions::from_vars(|name| std::env::var_os(name))
+    }
+
+    /// [`LiveOptions::from_env`] with the variables looked up by `get`.
+    ///
+    /// # Errors
+    ///
+    /// As [`LiveOptions::from_env`].
+    pub fn from_vars(
+        get: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<LiveOptions, String> {
+        fn number<T: std::str::FromStr>(
+            name: &str,
+            value: Option<std::ffi::OsString>,
+        ) -> Result<Option<T>, String> {
+            let Some(value) = value else {
+                return Ok(None);
+            };
+            let text = value.to_string_lossy();
+            text.trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("{name}={text}: expected a non-negative whole number"))
+        }
+        Ok(LiveOptions {
+            seed: number(ENV_SEED, get(ENV_SEED))?,
+            games: number(ENV_GAMES, get(ENV_GAMES))?,
+            perft_depth: number(ENV_PERFT_DEPTH, get(ENV_PERFT_DEPTH))?,
+            suite: get(ENV_SUITE).map(PathBuf::from),
+            progress: true,
+        })
+    }
+}
+
+/// Why a live run stopped before its end.
+#[derive(Debug)]
+pub enum LiveError {
+    /// The engine's program could not be started: the manifest's command
+    /// is wrong.
+    Spawn(Failure),
+    /// The report could not be written.
+    Output(io::Error),
+}
+
+/// `kpe-check MANIFEST`: reads the manifest at `path` and checks its
+/// engine, writing the report to `sink` and notes for people (the seed,
+/// skipped units) to `notes` as they come.
+///
+/// # Errors
+///
+/// [`CheckError::Input`] for a bad manifest or an engine that cannot be
+/// started (exit code 2), [`CheckError::Output`] when the report cannot be
+/// written.
+pub fn check_manifest_file(
+    path: &Path,
+    options: &LiveOptions,
+    sink: &mut dyn Sink,
+    notes: &mut dyn Write,
+) -> Result<Summary, CheckError> {
+    let fail = |sink: &mut dyn Sink, error: InputError| {
+        sink.fail(&error).map_err(CheckError::Output)?;
+        Err(CheckError::Input(error))
+    };
+    let manifest = match Manifest::load(path) {
+        Ok(manifest) => manifest,
+        Err(e) => return fail(sink, e.into_input_error()),
+    };
+    match check_engine(&manifest, path, options, sink, notes) {
+        Ok(report) => Ok(report.summary),
+        Err(LiveError::Output(e)) => Err(CheckError::Output(e)),
+        Err(LiveError::Spawn(failure)) => {
+            let file = path.display().to_string();
+            fail(
+                sink,
+                InputError::at(&file, "command", 0, 0, failure.kind.to_string()),
+            )
+        }
+    }
+}
+
 /// Checks the engine of `manifest` (read from `manifest_path`, whose
 /// directory anchors its relative paths): scenarios, perft and random
 /// games, with shrinking and the reading named when something diverges.
-/// Every result is also passed to `each` as it is produced.
-#[must_use]
+/// Results go to `sink` as they are produced: the header once the engine
+/// has said hello, each unit, then the summary. Notes for people go to
+/// `notes` (kpe-check's stderr).
+///
+/// # Errors
+///
+/// [`LiveError::Spawn`] when the engine cannot be started at all, before
+/// anything is written; [`LiveError::Output`] when the report cannot be
+/// written, and the run stops there.
 pub fn check_engine(
     manifest: &Manifest,
     manifest_path: &Path,
     options: &LiveOptions,
-    each: &mut dyn FnMut(&UnitResult),
-) -> LiveReport {
+    sink: &mut dyn Sink,
+    notes: &mut dyn Write,
+) -> Result<LiveReport, LiveError> {
     let base = manifest_path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -111,12 +226,31 @@ pub fn check_engine(
         engine: Engine::new(manifest.launch(base), manifest.timeouts, profile),
         profile,
         units: Vec::new(),
+        summary: Summary::default(),
         shrinks: 0,
         notes: Vec::new(),
-        each,
+        sink,
+        notes_out: notes,
+        output: None,
         progress: Progress::new(options.progress),
     };
-    match live.engine.start() {
+    let started = live.engine.start().map(|info| TranscriptEngine {
+        name: info.name.clone(),
+        version: info.version.clone(),
+    });
+    if let Err(failure) = &started
+        && failure.code == "spawn"
+    {
+        return Err(LiveError::Spawn(failure.clone()));
+    }
+    let run = Run {
+        source: manifest_path.display().to_string(),
+        kind: RunKind::Engine,
+        engine: started.as_ref().ok().cloned(),
+        profile,
+    };
+    live.write(|sink| sink.begin(&run));
+    match started {
         Ok(_) => {
             live.scenarios(options.suite.clone().unwrap_or_else(default_suite));
             let mut plan = manifest.perft;
@@ -126,43 +260,55 @@ pub fn check_engine(
             live.perft(plan.max_depth, plan.max_nodes);
             let games = options.games.unwrap_or(manifest.random.games);
             live.random_games(seed, games, manifest.random.max_plies);
-            if let Err(failure) = live.engine.quit() {
+            if live.output.is_none()
+                && let Err(failure) = live.engine.quit()
+            {
                 live.push(failed("shutdown", "quit".to_owned(), 0, &failure, None));
             }
         }
         Err(failure) => live.push(failed("startup", "hello".to_owned(), 0, &failure, None)),
     }
     live.progress.finish();
-    let diverged = live.units.iter().any(|u| !u.conforms());
-    let diagnosis = (diverged && !live.engine.facts().is_empty())
-        .then(|| diagnose(live.engine.facts(), profile));
-    LiveReport {
+    if !live.summary.conforms() && !live.engine.facts().is_empty() {
+        live.summary.reading = Some(diagnose(live.engine.facts(), profile));
+    }
+    let summary = live.summary.clone();
+    live.write(|sink| sink.finish(&summary));
+    if let Some(e) = live.output.take() {
+        return Err(LiveError::Output(e));
+    }
+    Ok(LiveReport {
         engine: live.engine.info().cloned(),
         profile,
         seed,
         units: live.units,
-        diagnosis,
+        summary,
         requests: live.engine.requests(),
         notes: live.notes,
-    }
+    })
 }
 
 fn fresh_seed() -> u64 {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    // Fold the clock into 64 bits with the process id, so that two runs
-    // started together get different seeds.
-    (nanos as u64) ^ ((nanos >> 64) as u64) ^ u64::from(std::process::id()).rotate_left(32)
+    // Mix the clock with the process id, so that two runs started together
+    // get different seeds; 32 bits keep the number short to type.
+    let mixed = (nanos as u64) ^ u64::from(std::process::id()).rotate_left(17);
+    mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
 }
 
 struct Live<'a> {
     engine: Engine,
     profile: Profile,
     units: Vec<UnitResult>,
+    summary: Summary,
     shrinks: usize,
     notes: Vec<String>,
-    each: &'a mut dyn FnMut(&UnitResult),
+    sink: &'a mut dyn Sink,
+    notes_out: &'a mut dyn Write,
+    /// The first error writing the report: the run stops there.
+    output: Option<io::Error>,
     progress: Progress,
 }
 
@@ -173,29 +319,72 @@ struct At {
 }
 
 impl Live<'_> {
+    /// Asks the engine `question` and compares its answer with the rules;
+    /// an answer that agrees counts the rules it exercised.
+    fn check(&mut self, question: Question) -> Result<Option<Diverging>, Failure> {
+        let claimed = self.engine.ask(&question)?;
+        if let Some(mismatch) = compare(&question, &claimed, self.profile) {
+            return Ok(Some(Diverging {
+                question,
+                claimed,
+                mismatch,
+            }));
+        }
+        let rules = &mut self.summary.rules;
+        match question {
+            Question::Legal(_) => ["MOVE-1", "MOVE-2"].iter().for_each(|id| rules.insert(id)),
+            Question::Play(position, pit) => match crate::rules::play(&position, pit, self.profile)
+            {
+                Ok((_, report)) => report.rules().iter().for_each(|id| rules.insert(id)),
+                Err(illegal) => rules.insert(illegal.reason.rule()),
+            },
+        }
+        Ok(None)
+    }
+
+    /// Notes something for people, at once (on kpe-check's stderr).
+    fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.progress.suspend(|| {
+                let _ = writeln!(self.notes_out, "note: {note}");
+            });
+            self.notes.push(note);
+        }
+    }
+
+    fn write(&mut self, what: impl FnOnce(&mut dyn Sink) -> io::Result<()>) {
+        if self.output.is_none()
+            && let Err(e) = what(&mut *self.sink)
+        {
+            self.output = Some(e);
+        }
+    }
+
     fn push(&mut self, unit: UnitResult) {
-        (self.each)(&unit);
+        self.summary.add(&unit);
+        self.write(|sink| sink.unit(&unit));
         self.units.push(unit);
     }
 
-    /// Whether the engine failed too often to go on; notes it once.
+    /// Whether to stop: the report cannot be written, or the engine failed
+    /// too often to go on (noted once).
     fn given_up(&mut self) -> bool {
+        if self.output.is_some() {
+            return true;
+        }
         if self.engine.starts() < MAX_STARTS {
             return false;
         }
-        let note = format!(
+        self.note(format!(
             "gave up after starting the engine {MAX_STARTS} times: the remaining units were not run"
-        );
-        if !self.notes.contains(&note) {
-            self.notes.push(note);
-        }
+        ));
         true
     }
 
     fn scenarios(&mut self, dir: PathBuf) {
         if !dir.is_dir() {
-            self.notes.push(format!(
-                "no conformance suite at {}: scenarios not run (pass --suite DIR)",
+            self.note(format!(
+                "no conformance suite at {}: scenarios not run (set {ENV_SUITE}=DIR)",
                 dir.display()
             ));
             return;
@@ -203,7 +392,7 @@ impl Live<'_> {
         let suite = match Suite::load(&dir) {
             Ok(suite) => suite,
             Err(errors) => {
-                self.notes.push(format!(
+                self.note(format!(
                     "the conformance suite at {} does not load, scenarios not run: {errors}",
                     dir.display()
                 ));
@@ -239,6 +428,9 @@ impl Live<'_> {
         let verified = subject.verify(file, scenario, self.profile);
         let engine_failure = subject.failure.take();
         let Err(failure) = verified else {
+            for rule in &scenario.rules {
+                self.summary.rules.insert(rule);
+            }
             return UnitResult::conforming("scenario", id, location, plies);
         };
         if let Some(f) = engine_failure {
@@ -250,23 +442,17 @@ impl Live<'_> {
             return UnitResult::conforming("scenario", id, location, plies);
         };
         for (ply, _, question) in questions(start, &scenario.moves, self.profile) {
-            match self.engine.ask(&question) {
+            match self.check(question) {
                 Err(f) => return failed("scenario", id, ply as u64, &f, location),
-                Ok(claimed) => {
-                    if let Some(mismatch) = compare(&question, &claimed, self.profile) {
-                        let found = Diverging {
-                            question,
-                            claimed,
-                            mismatch,
-                        };
-                        let at = At {
-                            ply: ply as u64,
-                            before: Some(*question.position()),
-                        };
-                        let divergence = self.divergence(&found, &at, Some(&id));
-                        return UnitResult::diverging("scenario", id, location, plies, divergence);
-                    }
+                Ok(Some(found)) => {
+                    let at = At {
+                        ply: ply as u64,
+                        before: Some(*question.position()),
+                    };
+                    let divergence = self.divergence(&found, &at, Some(&id));
+                    return UnitResult::diverging("scenario", id, location, plies, divergence);
                 }
+                Ok(None) => {}
             }
         }
         // Every stateless answer agrees: the scenario failed on something
@@ -295,7 +481,7 @@ impl Live<'_> {
             .take_while(|&(_, nodes)| nodes <= max_nodes)
             .collect();
         if depths.len() < max_depth as usize {
-            self.notes.push(format!(
+            self.note(format!(
                 "perft checked to depth {} only: deeper counts exceed the budget of {max_nodes} nodes",
                 depths.len()
             ));
@@ -373,26 +559,12 @@ impl Live<'_> {
             ply,
             before: Some(position),
         };
-        let legal = Question::Legal(position);
-        let claimed = self.engine.ask(&legal)?;
-        if let Some(mismatch) = compare(&legal, &claimed, self.profile) {
-            let found = Diverging {
-                question: legal,
-                claimed,
-                mismatch,
-            };
-            return Ok(Some((found, at(ply))));
+        if let Some(found) = self.check(Question::Legal(position))? {
+            return Ok(Some((found, at(ply + 1))));
         }
         let moves = legal_moves(&position, self.profile);
         for &pit in &moves {
-            let question = Question::Play(position, pit);
-            let claimed = self.engine.ask(&question)?;
-            if let Some(mismatch) = compare(&question, &claimed, self.profile) {
-                let found = Diverging {
-                    question,
-                    claimed,
-                    mismatch,
-                };
+            if let Some(found) = self.check(Question::Play(position, pit))? {
                 return Ok(Some((found, at(ply + 1))));
             }
         }
@@ -426,18 +598,13 @@ impl Live<'_> {
                 questions.extend(moves.iter().map(|&pit| Question::Play(position, pit)));
                 for question in questions {
                     checked += 1;
-                    let claimed = match self.engine.ask(&question) {
-                        Ok(answer) => answer,
+                    let found = match self.check(question) {
+                        Ok(found) => found,
                         Err(f) => return failed("perft", id, u64::from(ply), &f, None),
                     };
-                    if let Some(mismatch) = compare(&question, &claimed, self.profile) {
-                        let found = Diverging {
-                            question,
-                            claimed,
-                            mismatch,
-                        };
+                    if let Some(found) = found {
                         let at = At {
-                            ply: u64::from(ply) + u64::from(question.pit().is_some()),
+                            ply: u64::from(ply) + 1,
                             before: Some(position),
                         };
                         let divergence = self.divergence(&found, &at, None);
@@ -458,8 +625,8 @@ impl Live<'_> {
     }
 
     fn random_games(&mut self, seed: u64, games: u32, max_plies: u32) {
-        self.notes.push(format!(
-            "random games: seed {seed} (repeat with --seed {seed})"
+        self.note(format!(
+            "random games: seed {seed} (repeat with {ENV_SEED}={seed}, or \"seed\": {seed} in the manifest's \"random\")"
         ));
         self.progress.start("random games", u64::from(games));
         let mut diverging = 0;
@@ -468,7 +635,7 @@ impl Live<'_> {
                 return;
             }
             if diverging >= MAX_DIVERGING_GAMES {
-                self.notes.push(format!(
+                self.note(format!(
                     "stopped after {MAX_DIVERGING_GAMES} diverging random games: {} not played",
                     games - index
                 ));
@@ -515,20 +682,13 @@ impl Live<'_> {
                 questions.push(Question::Play(position, pit));
             }
             for question in questions {
-                let claimed = match self.engine.ask(&question) {
-                    Ok(answer) => answer,
-                    Err(f) => {
-                        return failed("random-game", id, plies + 1, &f, None);
-                    }
+                let found = match self.check(question) {
+                    Ok(found) => found,
+                    Err(f) => return failed("random-game", id, plies + 1, &f, None),
                 };
-                if let Some(mismatch) = compare(&question, &claimed, self.profile) {
-                    let found = Diverging {
-                        question,
-                        claimed,
-                        mismatch,
-                    };
+                if let Some(found) = found {
                     let at = At {
-                        ply: plies + u64::from(question.pit().is_some()),
+                        ply: plies + 1,
                         before: Some(position),
                     };
                     let divergence = self.divergence(&found, &at, None);
@@ -577,7 +737,7 @@ impl Live<'_> {
         }
         let scenario = reproduction(&minimal, self.profile, unit);
         Divergence {
-            ply: Some(at.ply.max(1)),
+            ply: Some(at.ply),
             before: at.before,
             mv: found.question.pit(),
             fields: found.mismatch.fields.iter().map(convert).collect(),
@@ -630,7 +790,17 @@ fn failed(
             "stderr ({} bytes in all), last lines:",
             failure.stderr_bytes
         ));
-        notes.extend(failure.stderr_tail.lines().map(|l| format!("| {l}")));
+        let lines: Vec<&str> = failure.stderr_tail.lines().collect();
+        let shown = &lines[lines.len().saturating_sub(STDERR_LINES)..];
+        notes.extend(shown.iter().map(|line| {
+            let mut chars = line.chars();
+            let head: String = chars.by_ref().take(STDERR_WIDTH).collect();
+            if chars.next().is_some() {
+                format!("| {head}…")
+            } else {
+                format!("| {head}")
+            }
+        }));
     }
     let divergence = Divergence {
         ply: (ply > 0).then_some(ply),
@@ -681,6 +851,15 @@ impl Progress {
     fn tick(&self) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
+        }
+    }
+
+    /// Runs `f` with the bar hidden, so that a line printed meanwhile is
+    /// not drawn over.
+    fn suspend(&self, f: impl FnOnce()) {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
         }
     }
 

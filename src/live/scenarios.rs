@@ -124,6 +124,12 @@ impl<'a> EngineSubject<'a> {
     }
 }
 
+/// Whether some position of the line occurred earlier in it.
+fn repeats(positions: &[Position]) -> bool {
+    let mut seen = HashSet::new();
+    positions.iter().any(|p| !seen.insert(*p))
+}
+
 /// Why a game that the engine says is over ended, judged from the position.
 fn reason_for(after: Position) -> EndReason {
     if after.row_stones(after.to_move()) == 0 {
@@ -193,12 +199,20 @@ impl Subject for EngineSubject<'_> {
     fn play(&mut self, line: &Line<'_>, pit: Pit) -> Result<Played, SubjectError> {
         let (positions, _) = self.replay(line)?;
         let before = *positions.last().expect("never empty");
+        // MOVE-3 after an end by repetition (END-3), judged here.
+        if line.profile.has(Switch::EndOnRepetition) && repeats(&positions) {
+            return Ok(Played::Refused {
+                reason: crate::rules::Reason::GameOver.code().to_owned(),
+            });
+        }
         self.play_once(&positions, line.profile, before, pit)
     }
 }
 
 /// The scenario's line, as the reference plays it: the questions asked at
 /// each ply, in order, for finding the first one the engine answers wrongly.
+/// Each comes with its 1-based ply (the legal moves before move `n` belong
+/// to ply `n`) and the moves played before it.
 #[must_use]
 pub fn questions(
     start: Position,
@@ -209,7 +223,7 @@ pub fn questions(
     let mut seen = HashSet::from([start]);
     let mut position = start;
     for (i, &pit) in moves.iter().enumerate() {
-        out.push((i, moves[..i].to_vec(), Question::Legal(position)));
+        out.push((i + 1, moves[..i].to_vec(), Question::Legal(position)));
         out.push((i + 1, moves[..i].to_vec(), Question::Play(position, pit)));
         match crate::rules::play(&position, pit, profile) {
             Ok((after, _)) => {
@@ -221,6 +235,6 @@ pub fn questions(
             Err(_) => return out,
         }
     }
-    out.push((moves.len(), moves.to_vec(), Question::Legal(position)));
+    out.push((moves.len() + 1, moves.to_vec(), Question::Legal(position)));
     out
 }
