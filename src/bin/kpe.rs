@@ -71,6 +71,17 @@ enum Command {
         #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Fault>())]
         fault: Option<kpe::live::Fault>,
     },
+    /// Check the conformance suite and print it: a summary, or with
+    /// `--json` every scenario file and the perft tables as one JSON
+    /// document (spec/suite.schema.json; see spec/SCENARIOS.md).
+    Suite {
+        /// Print the whole suite as one JSON document.
+        #[arg(long)]
+        json: bool,
+        /// The suite directory: scenario files `*.yaml` and `perft.yaml`.
+        #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance"))]
+        dir: std::path::PathBuf,
+    },
 }
 
 fn parse_position(text: &str) -> Result<Position, String> {
@@ -113,6 +124,7 @@ fn main() -> ExitCode {
             json,
         } => play(&moves, from, rules, json),
         Command::Engine { rules, fault } => engine(rules, fault),
+        Command::Suite { json, dir } => suite(&dir, json),
     }
 }
 
@@ -232,6 +244,51 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `kpe suite`: load and check the suite, then print it.
+fn suite(dir: &std::path::Path, json: bool) -> ExitCode {
+    let suite = match kpe::scenario::Suite::load(dir) {
+        Ok(suite) => suite,
+        Err(errors) => {
+            eprintln!(
+                "error: the suite in {} is not valid:\n{errors}",
+                dir.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    if json {
+        match serde_json::to_string_pretty(&suite) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: cannot write the suite as JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    for file in &suite.files {
+        println!(
+            "{:<24} {:>4} scenarios  {}",
+            file.file,
+            file.scenarios.len(),
+            file.topic
+        );
+    }
+    if let Some(perft) = &suite.perft {
+        println!(
+            "{:<24} {:>4} tables",
+            kpe::scenario::PERFT_FILE,
+            perft.tables.len()
+        );
+    }
+    println!(
+        "{} scenarios in {} files",
+        suite.scenarios().count(),
+        suite.files.len()
+    );
+    ExitCode::SUCCESS
 }
 
 /// `kpe engine`: serve the protocol until `quit` or the end of the input.
