@@ -1,0 +1,872 @@
+//! Loading a suite and checking its files: malformed YAML and unknown
+//! fields with file, line and column; scenario checks with the scenario id.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use super::{Expect, PERFT_FILE, PerftFile, Scenario, ScenarioFile, Suite, SuiteFile};
+use crate::position::Position;
+use crate::profile::Switch;
+use crate::rules::Reason;
+
+impl Suite {
+    /// Loads and checks every `*.yaml` file of `dir`: `perft.yaml` as the
+    /// perft tables, the others as scenario files. Scenario ids must be
+    /// unique across all files.
+    ///
+    /// # Errors
+    ///
+    /// Returns every problem found, in every file (unreadable or malformed
+    /// files with line and column, and scenarios that fail the checks of
+    /// [`parse_file`]), not only the first.
+    pub fn load(dir: &Path) -> Result<Suite, ScenarioErrors> {
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            ScenarioErrors(vec![ScenarioError::new(
+                dir.display().to_string(),
+                ErrorKind::Read {
+                    message: e.to_string(),
+                },
+            )])
+        })?;
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".yaml"))
+            .collect();
+        names.sort();
+        let mut errors = Vec::new();
+        let mut suite = Suite {
+            files: Vec::new(),
+            perft: None,
+        };
+        let mut seen: HashMap<String, String> = HashMap::new();
+        for name in names {
+            let path = dir.join(&name);
+            let shown = path.display().to_string();
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) => {
+                    errors.push(ScenarioError::new(
+                        shown,
+                        ErrorKind::Read {
+                            message: e.to_string(),
+                        },
+                    ));
+                    continue;
+                }
+            };
+            if name == PERFT_FILE {
+                match parse_perft_file(&shown, &text) {
+                    Ok(perft) => suite.perft = Some(perft),
+                    Err(e) => errors.extend(e.0),
+                }
+                continue;
+            }
+            match parse_file(&shown, &text) {
+                Ok(file) => {
+                    let mut occurrence: HashMap<&str, usize> = HashMap::new();
+                    for scenario in &file.scenarios {
+                        let n = occurrence.entry(&scenario.id).or_default();
+                        let line = id_line(&text, &scenario.id, *n);
+                        *n += 1;
+                        let here = match line {
+                            Some((l, _)) => format!("{shown}:{l}"),
+                            None => shown.clone(),
+                        };
+                        if let Some(first) = seen.get(&scenario.id) {
+                            errors.push(
+                                ScenarioError::new(
+                                    shown.clone(),
+                                    ErrorKind::DuplicateId {
+                                        first: first.clone(),
+                                    },
+                                )
+                                .at(line)
+                                .scenario(&scenario.id),
+                            );
+                        } else {
+                            seen.insert(scenario.id.clone(), here);
+                        }
+                    }
+                    suite.files.push(SuiteFile {
+                        file: name,
+                        topic: file.topic,
+                        scenarios: file.scenarios,
+                    });
+                }
+                Err(e) => errors.extend(e.0),
+            }
+        }
+        if suite.files.is_empty() && errors.is_empty() {
+            errors.push(ScenarioError::new(
+                dir.display().to_string(),
+                ErrorKind::NoFiles,
+            ));
+        }
+        if errors.is_empty() {
+            Ok(suite)
+        } else {
+            Err(ScenarioErrors(errors))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Rule IDs
+// ---------------------------------------------------------------------------
+
+/// `spec/RULES.md`, built into the library so that it checks scenarios
+/// against the rule IDs of the spec it was built with.
+const RULES_MD: &str = include_str!("../../spec/RULES.md");
+
+/// The rule IDs of `spec/RULES.md` (as built into the library), in the
+/// order the spec lists them.
+#[must_use]
+pub fn rule_ids() -> Vec<String> {
+    parse_rule_ids(RULES_MD)
+}
+
+/// The rule IDs a rules text defines: every bullet that starts
+/// `- **ID**`, where ID is upper-case letters, `-`, digits (`SOW-4`).
+#[must_use]
+pub fn parse_rule_ids(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("- **")?;
+            let (id, _) = rest.split_once("**")?;
+            let (group, number) = id.split_once('-')?;
+            let valid = !group.is_empty()
+                && group.bytes().all(|b| b.is_ascii_uppercase())
+                && !number.is_empty()
+                && number.bytes().all(|b| b.is_ascii_digit());
+            valid.then(|| id.to_owned())
+        })
+        .collect()
+}
+
+/// The reason codes a rejection may name.
+#[must_use]
+pub fn reason_codes() -> Vec<&'static str> {
+    Reason::ALL.iter().map(|r| r.code()).collect()
+}
+
+/// The position error codes an `invalid_start` may name (see
+/// [`crate::PositionError::code`]).
+pub const POSITION_CODES: [&str; 9] = [
+    "syntax",
+    "pit-count",
+    "pit-out-of-range",
+    "captured-out-of-range",
+    "wrong-total",
+    "odd-captured",
+    "captured-while-locked",
+    "unused-pit-too-low",
+    "side-to-move",
+];
+
+// ---------------------------------------------------------------------------
+// Errors in scenario files
+// ---------------------------------------------------------------------------
+
+/// A problem with a scenario file: where it is and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file, as it was named to the loader.
+    pub file: String,
+    /// 1-based line and column, when known: exact for malformed YAML, the
+    /// line of the scenario's `id` for a scenario that fails a check.
+    pub location: Option<(usize, usize)>,
+    /// The scenario (or perft table) the problem is in, if it is in one.
+    pub scenario: Option<String>,
+    /// What is wrong.
+    pub kind: ErrorKind,
+}
+
+/// What is wrong with a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The file or directory could not be read.
+    Read {
+        /// The system's message.
+        message: String,
+    },
+    /// The suite directory holds no scenario files.
+    NoFiles,
+    /// The YAML is malformed or does not fit the format: a syntax error,
+    /// an unknown field, a missing field, a value of the wrong type, a bad
+    /// pit name or switch name.
+    Yaml {
+        /// The parser's message, with the path of the field when known.
+        message: String,
+    },
+    /// The file has an empty topic or no scenarios (or tables).
+    Empty {
+        /// What is empty.
+        what: &'static str,
+    },
+    /// The id is not a lowercase slug.
+    BadId,
+    /// The id is already used by another scenario.
+    DuplicateId {
+        /// Where the first scenario with this id is (`file:line`).
+        first: String,
+    },
+    /// The scenario cites no rule IDs.
+    NoRules,
+    /// A cited ID is not a rule ID of spec/RULES.md.
+    UnknownRule {
+        /// The ID as cited.
+        id: String,
+    },
+    /// A reading (`I1`..`I5`) is cited as a rule.
+    ReadingCited {
+        /// The reading as cited.
+        id: String,
+        /// The rule the reading belongs to.
+        rule: &'static str,
+        /// The switch that selects its alternative.
+        switch: &'static str,
+    },
+    /// The same rule ID is cited twice.
+    DuplicateRule {
+        /// The ID.
+        id: String,
+    },
+    /// `start` is not a valid position, and `invalid_start` is not set.
+    BadStart {
+        /// The position error code.
+        code: &'static str,
+        /// The position error, with the column for a syntax error.
+        message: String,
+    },
+    /// `invalid_start` names a code that is not a position error code.
+    UnknownPositionCode {
+        /// The code as given.
+        code: String,
+    },
+    /// `invalid_start` is set without a `start` to refuse.
+    InvalidStartWithoutStart,
+    /// `invalid_start` is set together with something that needs a valid
+    /// start.
+    InvalidStartWith {
+        /// The field that must not be there.
+        field: &'static str,
+    },
+    /// `reject` is set but there are no moves.
+    RejectWithoutMoves,
+    /// `reject.ply` is not the last move.
+    RejectNotLast {
+        /// The ply given.
+        ply: usize,
+        /// The number of moves.
+        moves: usize,
+    },
+    /// `reject.reason` is not a reason code.
+    UnknownReason {
+        /// The code as given.
+        code: String,
+    },
+    /// An expectation names a ply after the last position the moves reach.
+    PlyOutOfRange {
+        /// The ply given.
+        ply: usize,
+        /// The last ply with a position.
+        last: usize,
+    },
+    /// A field that describes a move is expected at ply 0.
+    MoveFieldAtStart {
+        /// The field.
+        field: &'static str,
+    },
+    /// An expectation has nothing but its ply.
+    EmptyExpect {
+        /// Its ply.
+        ply: usize,
+    },
+    /// `legal` is not in pit order or repeats a pit.
+    LegalOrder {
+        /// The ply of the expectation.
+        ply: usize,
+    },
+    /// `events` repeats an event.
+    DuplicateEvent {
+        /// The ply of the expectation.
+        ply: usize,
+    },
+    /// The scenario checks nothing: no `expect`, `reject`, `result` or
+    /// `invalid_start`.
+    NothingChecked,
+    /// A perft table's `nodes` is empty.
+    NoNodes,
+    /// A perft table's `divide.depth` is outside `1..=nodes.len()`.
+    DivideDepth {
+        /// The depth given.
+        depth: u32,
+        /// The depth of `nodes`.
+        max: usize,
+    },
+    /// A perft table's divide counts do not add up to its node count.
+    DivideSum {
+        /// The depth of the divide.
+        depth: u32,
+        /// The sum of the divide counts.
+        sum: u64,
+        /// `nodes` at that depth.
+        nodes: u64,
+    },
+}
+
+impl ScenarioError {
+    fn new(file: String, kind: ErrorKind) -> ScenarioError {
+        ScenarioError {
+            file,
+            location: None,
+            scenario: None,
+            kind,
+        }
+    }
+
+    fn at(mut self, location: Option<(usize, usize)>) -> ScenarioError {
+        self.location = location;
+        self
+    }
+
+    fn scenario(mut self, id: &str) -> ScenarioError {
+        self.scenario = Some(id.to_owned());
+        self
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some((line, column)) = self.location {
+            write!(f, ":{line}:{column}")?;
+        }
+        f.write_str(": ")?;
+        if let Some(id) = &self.scenario {
+            write!(f, "scenario `{id}`: ")?;
+        }
+        write!(f, "{}", self.kind)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::Read { message } => write!(f, "cannot read: {message}"),
+            ErrorKind::NoFiles => f.write_str("no scenario files (*.yaml) here"),
+            ErrorKind::Yaml { message } => f.write_str(message),
+            ErrorKind::Empty { what } => write!(f, "{what} is empty"),
+            ErrorKind::BadId => f.write_str(
+                "the id must be a lowercase slug: letters a-z and digits in words joined by single `-`",
+            ),
+            ErrorKind::DuplicateId { first } => {
+                write!(f, "id already used at {first}: ids are unique across the suite")
+            }
+            ErrorKind::NoRules => f.write_str(
+                "`rules` is empty: cite the rule IDs of spec/RULES.md the scenario exercises",
+            ),
+            ErrorKind::UnknownRule { id } => write!(
+                f,
+                "`{}` is not a rule ID of spec/RULES.md",
+                id.escape_debug()
+            ),
+            ErrorKind::ReadingCited { id, rule, switch } => write!(
+                f,
+                "`{id}` is a reading, not a rule ID: cite {rule}, and pin the reading with `when: {{{switch}: false}}` (default) or `when: {{{switch}: true}}` (alternative)"
+            ),
+            ErrorKind::DuplicateRule { id } => write!(f, "`{id}` is cited twice"),
+            ErrorKind::BadStart { code, message } => write!(
+                f,
+                "`start` is not a valid position ({code}: {message}); if the scenario is about the refusal, set `invalid_start: {code}`"
+            ),
+            ErrorKind::UnknownPositionCode { code } => write!(
+                f,
+                "`invalid_start: {}` is not a position error code: expected one of {}",
+                code.escape_debug(),
+                POSITION_CODES.join(", ")
+            ),
+            ErrorKind::InvalidStartWithoutStart => {
+                f.write_str("`invalid_start` needs a `start` position to refuse")
+            }
+            ErrorKind::InvalidStartWith { field } => write!(
+                f,
+                "`invalid_start` scenarios only check the refusal, so `{field}` must not be given"
+            ),
+            ErrorKind::RejectWithoutMoves => {
+                f.write_str("`reject` is set but there are no moves to refuse")
+            }
+            ErrorKind::RejectNotLast { ply, moves } => write!(
+                f,
+                "`reject.ply` is {ply} but there are {moves} moves: the refused move must be the last"
+            ),
+            ErrorKind::UnknownReason { code } => write!(
+                f,
+                "`{}` is not a reason code: expected one of {}",
+                code.escape_debug(),
+                reason_codes().join(", ")
+            ),
+            ErrorKind::PlyOutOfRange { ply, last } => write!(
+                f,
+                "an expectation names ply {ply}, but the last position the moves reach is ply {last}"
+            ),
+            ErrorKind::MoveFieldAtStart { field } => write!(
+                f,
+                "`{field}` describes a move, so it needs a ply of 1 or more (ply 0 is the start position)"
+            ),
+            ErrorKind::EmptyExpect { ply } => {
+                write!(f, "the expectation at ply {ply} checks nothing")
+            }
+            ErrorKind::LegalOrder { ply } => write!(
+                f,
+                "`legal` at ply {ply} must list pits in pit order (S1..S4, N1..N4) without repeats"
+            ),
+            ErrorKind::DuplicateEvent { ply } => {
+                write!(f, "`events` at ply {ply} lists an event twice")
+            }
+            ErrorKind::NothingChecked => f.write_str(
+                "the scenario checks nothing: give `expect`, `reject`, `result` or `invalid_start`",
+            ),
+            ErrorKind::NoNodes => f.write_str("`nodes` is empty"),
+            ErrorKind::DivideDepth { depth, max } => write!(
+                f,
+                "`divide.depth` is {depth}, but `nodes` goes from depth 1 to {max}"
+            ),
+            ErrorKind::DivideSum { depth, sum, nodes } => write!(
+                f,
+                "the divide counts add up to {sum}, but `nodes` at depth {depth} is {nodes}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Every problem found in a suite or a file, one per line when displayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioErrors(pub Vec<ScenarioError>);
+
+impl fmt::Display for ScenarioErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioErrors {}
+
+// ---------------------------------------------------------------------------
+// Parsing and checking files
+// ---------------------------------------------------------------------------
+
+/// Reads a scenario file and checks each scenario. `name` is used in
+/// messages.
+///
+/// Checks: unknown fields and malformed YAML (with line and column); ids are
+/// lowercase slugs, unique in the file; every cited rule ID is one of
+/// spec/RULES.md; `start` is a valid position unless `invalid_start` names
+/// the expected refusal; `reject` is on the last move; expectations name
+/// plies the moves reach; and the scenario checks something. Uniqueness of
+/// ids across files is checked by [`Suite::load`].
+///
+/// # Errors
+///
+/// Returns every problem found in the file.
+pub fn parse_file(name: &str, text: &str) -> Result<ScenarioFile, ScenarioErrors> {
+    let file: ScenarioFile = from_yaml(name, text)?;
+    let known = rule_ids();
+    let mut errors = Vec::new();
+    if file.topic.trim().is_empty() {
+        errors.push(ScenarioError::new(
+            name.to_owned(),
+            ErrorKind::Empty { what: "`topic`" },
+        ));
+    }
+    if file.scenarios.is_empty() {
+        errors.push(ScenarioError::new(
+            name.to_owned(),
+            ErrorKind::Empty {
+                what: "`scenarios`",
+            },
+        ));
+    }
+    let mut first: HashMap<&str, Option<(usize, usize)>> = HashMap::new();
+    let mut occurrence: HashMap<&str, usize> = HashMap::new();
+    for scenario in &file.scenarios {
+        let n = occurrence.entry(&scenario.id).or_default();
+        let location = id_line(text, &scenario.id, *n);
+        *n += 1;
+        for kind in check_scenario(scenario, &known) {
+            errors.push(
+                ScenarioError::new(name.to_owned(), kind)
+                    .at(location)
+                    .scenario(&scenario.id),
+            );
+        }
+        if let Some(earlier) = first.get(scenario.id.as_str()) {
+            let first = match earlier {
+                Some((line, _)) => format!("{name}:{line}"),
+                None => name.to_owned(),
+            };
+            errors.push(
+                ScenarioError::new(name.to_owned(), ErrorKind::DuplicateId { first })
+                    .at(location)
+                    .scenario(&scenario.id),
+            );
+        } else {
+            first.insert(&scenario.id, location);
+        }
+    }
+    if errors.is_empty() {
+        Ok(file)
+    } else {
+        Err(ScenarioErrors(errors))
+    }
+}
+
+/// Reads and checks a scenario file from disk.
+///
+/// # Errors
+///
+/// Returns a read error, or every problem [`parse_file`] finds.
+pub fn load_file(path: &Path) -> Result<ScenarioFile, ScenarioErrors> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ScenarioErrors(vec![ScenarioError::new(
+            name.clone(),
+            ErrorKind::Read {
+                message: e.to_string(),
+            },
+        )])
+    })?;
+    parse_file(&name, &text)
+}
+
+/// Reads `perft.yaml` and checks each table: ids are unique slugs, `start`
+/// is a valid position, `nodes` is not empty, and a divide is at a depth
+/// of the table and adds up to its count.
+///
+/// # Errors
+///
+/// Returns every problem found in the file.
+pub fn parse_perft_file(name: &str, text: &str) -> Result<PerftFile, ScenarioErrors> {
+    let file: PerftFile = from_yaml(name, text)?;
+    let mut errors = Vec::new();
+    if file.tables.is_empty() {
+        errors.push(ScenarioError::new(
+            name.to_owned(),
+            ErrorKind::Empty { what: "`tables`" },
+        ));
+    }
+    let mut first: HashMap<&str, String> = HashMap::new();
+    let mut occurrence: HashMap<&str, usize> = HashMap::new();
+    for table in &file.tables {
+        let n = occurrence.entry(&table.id).or_default();
+        let location = id_line(text, &table.id, *n);
+        *n += 1;
+        let mut kinds = Vec::new();
+        if !is_slug(&table.id) {
+            kinds.push(ErrorKind::BadId);
+        }
+        if let Some(first) = first.get(table.id.as_str()) {
+            kinds.push(ErrorKind::DuplicateId {
+                first: first.clone(),
+            });
+        } else {
+            let here = match location {
+                Some((line, _)) => format!("{name}:{line}"),
+                None => name.to_owned(),
+            };
+            first.insert(&table.id, here);
+        }
+        if let Some(start) = &table.start
+            && let Err(e) = start.parse::<Position>()
+        {
+            kinds.push(ErrorKind::BadStart {
+                code: e.code(),
+                message: e.to_string(),
+            });
+        }
+        if table.nodes.is_empty() {
+            kinds.push(ErrorKind::NoNodes);
+        }
+        if let Some(divide) = &table.divide {
+            let depth = divide.depth as usize;
+            if depth == 0 || depth > table.nodes.len() {
+                kinds.push(ErrorKind::DivideDepth {
+                    depth: divide.depth,
+                    max: table.nodes.len(),
+                });
+            } else {
+                let sum = divide.moves.values().sum();
+                let nodes = table.nodes[depth - 1];
+                if sum != nodes {
+                    kinds.push(ErrorKind::DivideSum {
+                        depth: divide.depth,
+                        sum,
+                        nodes,
+                    });
+                }
+            }
+        }
+        for kind in kinds {
+            errors.push(
+                ScenarioError::new(name.to_owned(), kind)
+                    .at(location)
+                    .scenario(&table.id),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(file)
+    } else {
+        Err(ScenarioErrors(errors))
+    }
+}
+
+/// Deserialises YAML, turning a parse error into a located [`ScenarioError`].
+fn from_yaml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, ScenarioErrors> {
+    serde_yaml::from_str(text).map_err(|e| {
+        let location = e.location().map(|l| (l.line(), l.column()));
+        let mut message = e.to_string();
+        // The location goes in front, as `file:line:column`; drop the copy
+        // the parser appends.
+        if let Some((line, column)) = location
+            && let Some(stripped) =
+                message.strip_suffix(&format!(" at line {line} column {column}"))
+        {
+            message = stripped.to_owned();
+        }
+        ScenarioErrors(vec![
+            ScenarioError::new(name.to_owned(), ErrorKind::Yaml { message }).at(location),
+        ])
+    })
+}
+
+/// Whether `id` is a lowercase slug: `[a-z0-9]+(-[a-z0-9]+)*`.
+#[must_use]
+pub fn is_slug(id: &str) -> bool {
+    !id.is_empty()
+        && id.split('-').all(|word| {
+            !word.is_empty()
+                && word
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// The line and column of the `n`-th (0-based) `id: <id>` entry in `text`.
+fn id_line(text: &str, id: &str, n: usize) -> Option<(usize, usize)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let trimmed = line.trim_start();
+            let key = trimmed.trim_start_matches('-').trim_start();
+            let value = key.strip_prefix("id:")?;
+            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            (value == id).then(|| (i + 1, line.len() - key.len() + 1))
+        })
+        .nth(n)
+}
+
+/// The readings and the rule each one belongs to.
+const READINGS: [(&str, &str, Switch); 5] = [
+    ("I1", "SOW-4", Switch::SkipOrigin),
+    ("I2", "LOCK-3", Switch::StrictLock),
+    ("I3", "FEED-2", Switch::FeedAfterCapture),
+    ("I4", "FEED-3", Switch::EndWhenUnfeedable),
+    ("I5", "END-3", Switch::EndOnRepetition),
+];
+
+/// The checks of one scenario on its own (not its id's uniqueness).
+fn check_scenario(s: &Scenario, known: &[String]) -> Vec<ErrorKind> {
+    let mut errors = Vec::new();
+    if !is_slug(&s.id) {
+        errors.push(ErrorKind::BadId);
+    }
+    if s.rules.is_empty() {
+        errors.push(ErrorKind::NoRules);
+    }
+    for (i, id) in s.rules.iter().enumerate() {
+        if s.rules[..i].contains(id) {
+            errors.push(ErrorKind::DuplicateRule { id: id.clone() });
+        } else if let Some(&(_, rule, switch)) = READINGS.iter().find(|(r, ..)| r == id) {
+            errors.push(ErrorKind::ReadingCited {
+                id: id.clone(),
+                rule,
+                switch: switch.name(),
+            });
+        } else if !known.contains(id) {
+            errors.push(ErrorKind::UnknownRule { id: id.clone() });
+        }
+    }
+    if let Some(code) = &s.invalid_start {
+        if !POSITION_CODES.contains(&code.as_str()) {
+            errors.push(ErrorKind::UnknownPositionCode { code: code.clone() });
+        }
+        if s.start.is_none() {
+            errors.push(ErrorKind::InvalidStartWithoutStart);
+        }
+        for (field, present) in [
+            ("moves", !s.moves.is_empty()),
+            ("expect", !s.expect.is_empty()),
+            ("reject", s.reject.is_some()),
+            ("result", s.result.is_some()),
+        ] {
+            if present {
+                errors.push(ErrorKind::InvalidStartWith { field });
+            }
+        }
+        return errors;
+    }
+    if let Some(start) = &s.start
+        && let Err(e) = start.parse::<Position>()
+    {
+        errors.push(ErrorKind::BadStart {
+            code: e.code(),
+            message: e.to_string(),
+        });
+    }
+    if let Some(reject) = &s.reject {
+        if s.moves.is_empty() {
+            errors.push(ErrorKind::RejectWithoutMoves);
+        } else if reject.ply != s.moves.len() {
+            errors.push(ErrorKind::RejectNotLast {
+                ply: reject.ply,
+                moves: s.moves.len(),
+            });
+        }
+        if !reason_codes().contains(&reject.reason.as_str()) {
+            errors.push(ErrorKind::UnknownReason {
+                code: reject.reason.clone(),
+            });
+        }
+    }
+    let last = s.last_ply();
+    for e in &s.expect {
+        if e.ply > last {
+            errors.push(ErrorKind::PlyOutOfRange { ply: e.ply, last });
+        }
+        if e.ply == 0 {
+            for (field, present) in [
+                ("sown", e.sown.is_some()),
+                ("landing", e.landing.is_some()),
+                ("captures", e.captures.is_some()),
+                ("events", e.events.is_some()),
+            ] {
+                if present {
+                    errors.push(ErrorKind::MoveFieldAtStart { field });
+                }
+            }
+        }
+        if *e
+            == (Expect {
+                ply: e.ply,
+                ..Expect::default()
+            })
+        {
+            errors.push(ErrorKind::EmptyExpect { ply: e.ply });
+        }
+        if let Some(legal) = &e.legal
+            && !legal.windows(2).all(|w| w[0] < w[1])
+        {
+            errors.push(ErrorKind::LegalOrder { ply: e.ply });
+        }
+        if let Some(events) = &e.events {
+            let mut sorted = events.clone();
+            sorted.sort();
+            sorted.dedup();
+            if sorted.len() != events.len() {
+                errors.push(ErrorKind::DuplicateEvent { ply: e.ply });
+            }
+        }
+    }
+    if s.expect.is_empty() && s.reject.is_none() && s.result.is_none() {
+        errors.push(ErrorKind::NothingChecked);
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Pit, Player};
+    use crate::position::PositionError;
+
+    #[test]
+    fn rule_ids_are_the_bold_bullets_of_the_spec() {
+        let text = "intro **NOT-1** in prose\n- **SOW-1** A rule.\n  - **CAP-12** nested\n- **Rule IDs are permanent.**\n- **lower-1** no\n- **X-** no\n";
+        assert_eq!(parse_rule_ids(text), ["SOW-1", "CAP-12"]);
+        let ids = rule_ids();
+        assert_eq!(ids.first().map(String::as_str), Some("BOARD-1"));
+        assert!(ids.iter().any(|id| id == "END-3"), "{ids:?}");
+    }
+
+    #[test]
+    fn slugs_are_lowercase_words_joined_by_single_dashes() {
+        for good in ["a", "sow-8-wraps", "x1-2y"] {
+            assert!(is_slug(good), "{good}");
+        }
+        for bad in ["", "-a", "a-", "a--b", "A", "a_b", "a b", "é"] {
+            assert!(!is_slug(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn position_codes_match_the_position_errors() {
+        let errors = [
+            PositionError::Syntax {
+                column: 1,
+                expected: "x",
+                found: String::new(),
+            },
+            PositionError::PitCount { found: 7 },
+            PositionError::PitOutOfRange {
+                pit: Pit::ALL[0],
+                count: 49,
+            },
+            PositionError::CapturedOutOfRange {
+                player: Player::South,
+                count: 49,
+            },
+            PositionError::WrongTotal {
+                board: 1,
+                captured: 0,
+            },
+            PositionError::OddCaptured {
+                player: Player::South,
+                count: 1,
+            },
+            PositionError::CapturedWhileLocked {
+                player: Player::South,
+                count: 2,
+            },
+            PositionError::UnusedPitTooLow {
+                pit: Pit::ALL[0],
+                count: 1,
+            },
+            PositionError::SideToMove {
+                to_move: Player::South,
+            },
+        ];
+        let codes: Vec<&str> = errors.iter().map(PositionError::code).collect();
+        assert_eq!(codes, POSITION_CODES);
+    }
+
+    #[test]
+    fn id_line_finds_the_nth_id_entry() {
+        let text = "scenarios:\n  - id: a\n    rules: []\n  - id: \"b\"\n  -   id: a\n";
+        assert_eq!(id_line(text, "a", 0), Some((2, 5)));
+        assert_eq!(id_line(text, "b", 0), Some((4, 5)));
+        assert_eq!(id_line(text, "a", 1), Some((5, 7)));
+        assert_eq!(id_line(text, "a", 2), None);
+    }
+}
