@@ -948,3 +948,47 @@ fn kpe_suite_reads_any_directory_and_reports_bad_files() {
             "tests/fixtures/scenarios/dup/b.yaml:8:5: scenario `shared-id`: id already used",
         ));
 }
+
+/// The YAML blocks of spec/SCENARIOS.md, in order.
+fn spec_examples() -> Vec<String> {
+    let text = std::fs::read_to_string("spec/SCENARIOS.md").unwrap();
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match (&mut current, line) {
+            (None, "```yaml") => current = Some(String::new()),
+            (Some(block), "```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_examples_in_the_spec_are_valid_and_hold() {
+    let examples = spec_examples();
+    let file = kpe::scenario::parse_file("spec/SCENARIOS.md", &examples[0])
+        .unwrap_or_else(|e| panic!("the scenario example does not load:\n{e}"));
+    assert_eq!(file.scenarios.len(), 4);
+    for scenario in &file.scenarios {
+        for profile in scenario.profiles() {
+            if let Err(f) = Reference::new().verify("spec/SCENARIOS.md", scenario, profile) {
+                panic!("{f}");
+            }
+        }
+    }
+    let perft_example = examples
+        .iter()
+        .find(|b| b.contains("tables:"))
+        .expect("a perft example");
+    let tables = parse_perft_file("spec/SCENARIOS.md", perft_example)
+        .unwrap_or_else(|e| panic!("the perft example does not load:\n{e}"));
+    assert!(check_perft(&tables, SHALLOW_DEPTH).is_empty());
+}

@@ -160,6 +160,19 @@ fn check_moves(game: &Game) -> Result<(), TestCaseError> {
             .copied()
             .filter(|&q| would_feed(p, q, profile))
             .collect();
+        // When a feeding move exists, every legal move feeds, judged on
+        // what the move actually did by the profile's reading of FEED-2.
+        if !feeding.is_empty() {
+            for &q in &legal {
+                let (after, report) = play(p, q, profile).expect("a legal move plays");
+                let fed = if profile.has(Switch::FeedAfterCapture) {
+                    after.row_stones(mover.opponent()) > 0
+                } else {
+                    report.sown.iter().any(|s| s.owner() != mover)
+                };
+                prop_assert!(fed, "legal {} does not feed in {} under {}", q, p, profile);
+            }
+        }
         let expected = if !feeding.is_empty() {
             feeding
         } else if profile.has(Switch::EndWhenUnfeedable) {
