@@ -633,3 +633,45 @@ fn schemas_are_current() {
         );
     }
 }
+
+#[test]
+fn the_example_session_in_the_protocol_spec_is_what_kpe_engine_answers() {
+    let spec = std::fs::read_to_string(root().join("spec/PROTOCOL.md")).unwrap();
+    let sent: Vec<&str> = spec.lines().filter_map(|l| l.strip_prefix("> ")).collect();
+    let want: Vec<serde_json::Value> = spec
+        .lines()
+        .filter_map(|l| l.strip_prefix("< "))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        sent.len() > 5 && want.len() == sent.len() - 1,
+        "one answer per request but quit"
+    );
+    let out = Command::new(kpe())
+        .arg("engine")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all((sent.join("\n") + "\n").as_bytes())?;
+            drop(stdin);
+            child.wait_with_output()
+        })
+        .unwrap();
+    let got: Vec<serde_json::Value> = std::str::from_utf8(&out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The hello names the engine; everything else must match exactly.
+    assert_eq!(got[0]["protocol"], want[0]["protocol"]);
+    assert_eq!(got[1..], want[1..]);
+    for line in sent {
+        serde_json::from_str::<kpe::protocol::Request>(line).unwrap();
+    }
+    for value in want {
+        serde_json::from_value::<kpe::protocol::Reply>(value).unwrap();
+    }
+}

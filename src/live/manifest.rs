@@ -346,10 +346,14 @@ impl Manifest {
             Some(dir) => base.join(dir),
             None => base.to_owned(),
         };
+        // An absolute directory: the program's path below is resolved
+        // against it, and the child starts there.
+        let cwd = std::path::absolute(&cwd).unwrap_or(cwd);
         let program = PathBuf::from(&self.command[0]);
         // A relative path with a separator is resolved here, against the
-        // engine's working directory: the operating system would resolve it
-        // against kpe-check's own, which differs from platform to platform.
+        // engine's working directory: left to the operating system, it is
+        // resolved against one directory or the other depending on the
+        // platform.
         let program = if program.is_relative() && program.components().count() > 1 {
             cwd.join(program)
         } else {
@@ -433,6 +437,11 @@ mod tests {
                 .unwrap();
         let launch = m.launch(Path::new("/base"));
         assert_eq!(launch.cwd, Path::new("/base/sub"));
+        let relative = m.launch(Path::new("examples"));
+        assert!(
+            relative.cwd.is_absolute() && relative.program.is_absolute(),
+            "{relative}"
+        );
         assert_eq!(launch.program, Path::new("/base/sub/./bin/e"));
         let m = parse(r#"{"format":"kpe-engine","version":1,"command":["python3"]}"#).unwrap();
         assert_eq!(m.launch(Path::new("/base")).program, Path::new("python3"));

@@ -516,7 +516,7 @@ impl Live<'_> {
             Err(f) => return failed("perft", id, 0, &f, None),
         };
         if claimed == nodes {
-            return UnitResult::conforming("perft", id, None, nodes);
+            return UnitResult::conforming("perft", id, None, u64::from(depth));
         }
         let mut count = FieldDiff::new("nodes", nodes.to_string(), claimed.to_string());
         count.rules = rule_set(["MOVE-1", "MOVE-2", "FEED-1", "END-1"]);
@@ -527,7 +527,7 @@ impl Live<'_> {
                     0,
                     format!("perft({depth}) from the initial position: expected {nodes}, the engine counted {claimed}; the first wrong answer below it:"),
                 );
-                UnitResult::diverging("perft", id, None, nodes, divergence)
+                UnitResult::diverging("perft", id, None, u64::from(depth), divergence)
             }
             Ok(None) => {
                 let divergence = Divergence {
@@ -541,7 +541,7 @@ impl Live<'_> {
                     ],
                     scenario: None,
                 };
-                UnitResult::diverging("perft", id, None, nodes, divergence)
+                UnitResult::diverging("perft", id, None, u64::from(depth), divergence)
             }
             Err(f) => failed("perft", id, 0, &f, None),
         }
