@@ -675,3 +675,45 @@ fn the_example_session_in_the_protocol_spec_is_what_kpe_engine_answers() {
         serde_json::from_value::<kpe::protocol::Reply>(value).unwrap();
     }
 }
+
+/// Regression: an engine started through a shell leaves a grandchild that
+/// holds its pipes open; kpe-check must neither wait for it nor leave it
+/// running.
+#[cfg(target_os = "linux")]
+#[test]
+fn processes_the_engine_started_are_killed_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("sleeper.pid");
+    let script = format!(
+        "sleep 60 & echo $! > '{}'; exec '{}' engine --fault hang",
+        pid_file.display(),
+        kpe()
+    );
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": ["sh", "-c", script],
+        "timeouts": {"request_ms": 200},
+    });
+    let options = LiveOptions {
+        games: Some(1),
+        perft_depth: Some(1),
+        suite: Some(dir.path().join("no-suite")),
+        ..quick()
+    };
+    let report = check_json(&manifest, &options);
+    assert_verdict(&report, "timeout", "no answer within 200 ms");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let proc_stat = format!("/proc/{}/stat", pid.trim());
+    // Gone, or a zombie waiting for its new parent to reap it. A killed
+    // process takes a moment to die: look a few times.
+    let dead = |stat: &str| stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z'));
+    let mut last = String::new();
+    for _ in 0..100 {
+        match std::fs::read_to_string(&proc_stat) {
+            Err(_) => return,
+            Ok(stat) if dead(&stat) => return,
+            Ok(stat) => last = stat,
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("the grandchild still runs: {last}");
+}

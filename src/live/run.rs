@@ -352,10 +352,16 @@ impl Live<'_> {
         }
     }
 
+    /// Writes to the report, with the progress bar hidden meanwhile (both
+    /// may be on the same terminal).
     fn write(&mut self, what: impl FnOnce(&mut dyn Sink) -> io::Result<()>) {
-        if self.output.is_none()
-            && let Err(e) = what(&mut *self.sink)
-        {
+        if self.output.is_some() {
+            return;
+        }
+        let sink = &mut *self.sink;
+        let mut result = Ok(());
+        self.progress.suspend(|| result = what(sink));
+        if let Err(e) = result {
             self.output = Some(e);
         }
     }

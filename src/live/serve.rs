@@ -141,8 +141,12 @@ pub fn serve(input: impl BufRead, mut output: impl Write, options: ServeOptions)
             },
             Request::Quit {} => return Ok(()),
         };
-        send(&mut output, &reply)?;
         if options.fault == Some(Fault::ExtraLine) {
+            // Both lines in one write, so they arrive together.
+            let line = serde_json::to_string(&reply).map_err(io::Error::other)?;
+            output.write_all(format!("{line}\n{line}\n").as_bytes())?;
+            output.flush()?;
+        } else {
             send(&mut output, &reply)?;
         }
     }
