@@ -203,7 +203,8 @@ impl std::error::Error for ParsePitError {}
 impl FromStr for Pit {
     type Err = ParsePitError;
 
-    /// Reads `S1`..`S4` or `N1`..`N4` (letter in either case).
+    /// Reads `S1`..`S4` or `N1`..`N4` (upper case only, as everywhere in
+    /// kpe's formats).
     fn from_str(s: &str) -> Result<Pit, ParsePitError> {
         let err = || ParsePitError {
             input: s.to_owned(),
@@ -212,7 +213,11 @@ impl FromStr for Pit {
         let (Some(side), Some(digit), None) = (chars.next(), chars.next(), chars.next()) else {
             return Err(err());
         };
-        let player = Player::from_letter(side).ok_or_else(err)?;
+        let player = match side {
+            'S' => Player::South,
+            'N' => Player::North,
+            _ => return Err(err()),
+        };
         let number = digit.to_digit(10).ok_or_else(err)?;
         Pit::of(player, number as u8).ok_or_else(err)
     }
@@ -262,7 +267,7 @@ mod tests {
         for pit in Pit::ALL {
             assert_eq!(pit.to_string().parse::<Pit>().unwrap(), pit);
         }
-        for bad in ["", "S", "S0", "S5", "X1", "S12", "1S", "Sé"] {
+        for bad in ["", "S", "S0", "S5", "X1", "S12", "1S", "Sé", "s1", "n4"] {
             assert!(bad.parse::<Pit>().is_err(), "{bad}");
         }
     }

@@ -18,7 +18,7 @@ pub struct Capture {
 }
 
 /// How the feeding rule bore on a move (FEED-1 to FEED-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Feeding {
     /// The opponent's row was empty and some move fed it, so only feeding
@@ -104,7 +104,8 @@ impl fmt::Display for End {
 }
 
 /// Everything one move did, in the order the rules did it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Report {
     /// The player who moved.
     pub mover: Player,

@@ -17,7 +17,17 @@ use crate::report::{Capture, End, EndReason, Feeding, Report};
 pub type Moves = ArrayVec<Pit, 4>;
 
 /// Why a move was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Reason {
