@@ -31,6 +31,7 @@
 //! ```
 
 mod board;
+pub mod check;
 mod game;
 mod perft;
 mod position;

@@ -1,0 +1,2 @@
+//! Transcript checking speed: `cargo bench --bench check`.
+fn main() {}

@@ -1,0 +1,681 @@
+//! Explaining a divergence: which fields differ, which rules decide them,
+//! which reading would give the engine's answer, and a scenario that
+//! reproduces it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::board::{Pit, Player};
+use crate::game::Outcome;
+use crate::position::Position;
+use crate::profile::{Profile, Switch};
+use crate::report::{Capture, End, Report};
+use crate::rules::{IllegalMove, Reason, play};
+use crate::scenario::{Expect, Rejection, Scenario, SwitchName};
+
+use super::oracle::{GameCheck, Mismatch, Refusal, Replay, compare, replay, same_captures};
+use super::report::{Divergence, FieldDiff};
+use super::rules::RuleSet;
+use super::transcript::{Engine, Ply};
+
+/// Where a divergence happened, for its scenario's id and description.
+pub(crate) struct Context<'a> {
+    /// The input file.
+    pub(crate) source: &'a str,
+    /// The engine, when the input names it.
+    pub(crate) engine: Option<&'a Engine>,
+    /// The unit's id.
+    pub(crate) unit: &'a str,
+    /// The 1-based ply.
+    pub(crate) ply: u64,
+}
+
+/// The rule that decides reading `switch`.
+pub(crate) const fn switch_rule(switch: Switch) -> &'static str {
+    match switch {
+        Switch::SkipOrigin => "SOW-4",
+        Switch::StrictLock => "LOCK-3",
+        Switch::FeedAfterCapture => "FEED-2",
+        Switch::EndWhenUnfeedable => "FEED-3",
+        Switch::EndOnRepetition => "END-3",
+    }
+}
+
+/// How many switches two profiles set differently.
+pub(crate) fn distance(a: Profile, b: Profile) -> usize {
+    Switch::ALL.iter().filter(|&&s| a.has(s) != b.has(s)).count()
+}
+
+/// The profiles of `candidates` closest to `claimed` (fewest switches
+/// changed), in `Profile::all` order.
+pub(crate) fn closest(claimed: Profile, candidates: &[Profile]) -> Vec<Profile> {
+    let Some(best) = candidates.iter().map(|&p| distance(claimed, p)).min() else {
+        return Vec::new();
+    };
+    candidates
+        .iter()
+        .copied()
+        .filter(|&p| distance(claimed, p) == best)
+        .collect()
+}
+
+/// Names profiles for people: `skip-origin` or `skip-origin,strict-lock`,
+/// joined with " or ".
+pub(crate) fn profile_list(profiles: &[Profile]) -> String {
+    profiles
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// Builds the report of a ply that did not match: `check` is the game just
+/// before the ply.
+pub(crate) fn diagnose(check: &GameCheck, claim: &Ply, mismatch: Mismatch, ctx: &Context<'_>) -> Divergence {
+    let claimed_profile = check.profile;
+    let before = check.position;
+    let (legal, result) = check.answer(claim.mv, true);
+    let legal = legal.unwrap_or_default();
+    let others: Vec<Profile> = Profile::all().filter(|&p| p != claimed_profile).collect();
+
+    let mut fields = Vec::new();
+    let mut notes = Vec::new();
+    let mut rules = RuleSet::new();
+    for field in Mismatch::FIELDS.into_iter().filter(|&f| mismatch.has(f)) {
+        // Which other readings would have given the engine's answer here?
+        let explained: Vec<Profile> = others
+            .iter()
+            .copied()
+            .filter(|&p| {
+                let (l, r) = check.answer_under(p, claim.mv, true);
+                !compare(claim, l.as_ref(), &r).has(field)
+            })
+            .collect();
+        let mut diff = field_diff(field, check, claim, &legal, &result);
+        let near = closest(claimed_profile, &explained);
+        if near.is_empty() {
+            diff.rules = heuristic_rules(field, check, claim, &legal, &result);
+        } else {
+            for p in &near {
+                for s in Switch::ALL.iter().filter(|&&s| p.has(s) != claimed_profile.has(s)) {
+                    diff.rules.insert(switch_rule(*s));
+                }
+            }
+            notes.push(format!(
+                "`{}` is what the rules give under {}: {}",
+                diff.field,
+                profile_list(&near),
+                super::reading::switch_summary(claimed_profile, near[0])
+            ));
+        }
+        rules.extend(diff.rules);
+        fields.push(diff);
+    }
+    match &result {
+        Err(refusal) => notes.push(refusal_note(&before, claim.mv, refusal)),
+        Ok((_, _)) => {
+            if mismatch.has(Mismatch::AFTER)
+                && let Err(e) = claim.after.position()
+            {
+                notes.push(format!("the claimed position could not occur in any game: {e}"));
+            }
+        }
+    }
+    let whole: Vec<Profile> = others
+        .iter()
+        .copied()
+        .filter(|&p| {
+            let (l, r) = check.answer_under(p, claim.mv, claim.legal.is_some());
+            !compare(claim, l.as_ref(), &r).any()
+        })
+        .collect();
+    if !whole.is_empty() {
+        notes.push(format!(
+            "the whole ply is right under {}",
+            profile_list(&closest(claimed_profile, &whole))
+        ));
+    }
+    let scenario = scenario(check, claim, rules, ctx);
+    Divergence {
+        ply: Some(ctx.ply),
+        before: Some(before),
+        mv: Some(claim.mv),
+        fields,
+        rules,
+        notes,
+        scenario: Some(scenario),
+    }
+}
+
+fn moves_text(moves: &[Pit]) -> String {
+    if moves.is_empty() {
+        return "none".to_owned();
+    }
+    let mut sorted = moves.to_vec();
+    sorted.sort();
+    sorted.dedup();
+    sorted.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+}
+
+fn captures_text(captures: &[Capture]) -> String {
+    if captures.is_empty() {
+        return "none".to_owned();
+    }
+    captures
+        .iter()
+        .map(|c| format!("{}:{}", c.pit, c.stones))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn end_text(end: Option<End>) -> String {
+    match end {
+        Some(end) => format!("true ({}, {})", end.reason, end.reason.rule()),
+        None => "false".to_owned(),
+    }
+}
+
+fn field_diff(
+    field: Mismatch,
+    check: &GameCheck,
+    claim: &Ply,
+    legal: &[Pit],
+    result: &Result<(Position, Report), Refusal>,
+) -> FieldDiff {
+    let played = result.as_ref().ok();
+    match field {
+        Mismatch::LEGAL => {
+            let expected = if legal.is_empty() {
+                "none: the game is over".to_owned()
+            } else {
+                moves_text(legal)
+            };
+            FieldDiff::new("legal", expected, moves_text(claim.legal.as_deref().unwrap_or_default()))
+        }
+        Mismatch::MOVE => {
+            let expected = match result {
+                Err(Refusal { end: Some(end), .. }) => {
+                    format!("no move: the game is over ({}, {})", end.reason, end.reason.rule())
+                }
+                _ => format!("one of the legal moves: {}", moves_text(legal)),
+            };
+            FieldDiff::new("move", expected, claim.mv.to_string())
+        }
+        Mismatch::AFTER => {
+            let (after, _) = played.expect("a position differs only after a legal move");
+            let mut diff = FieldDiff::new("after", after.to_string(), claim.after.to_string());
+            diff.details = position_details(after, claim);
+            diff
+        }
+        Mismatch::CAPTURES => {
+            let (_, report) = played.expect("captures differ only after a legal move");
+            FieldDiff::new(
+                "captures",
+                captures_text(&report.captures),
+                captures_text(claim.captures.as_deref().unwrap_or_default()),
+            )
+        }
+        Mismatch::GAME_OVER => {
+            let (_, report) = played.expect("game_over differs only after a legal move");
+            let claimed = claim.game_over.unwrap_or_default();
+            FieldDiff::new("game_over", end_text(report.end), claimed.to_string())
+        }
+        _ => {
+            let (_, report) = played.expect("totals differ only after a legal move");
+            let expected = match report.end {
+                Some(end) => format!("{}-{}", end.totals[0], end.totals[1]),
+                None => "none: the game is not over".to_owned(),
+            };
+            let [s, n] = claim.totals.unwrap_or_default();
+            let _ = check;
+            FieldDiff::new("totals", expected, format!("{s}-{n}"))
+        }
+    }
+}
+
+/// The parts of a claimed position that differ from the rules' position.
+fn position_details(after: &Position, claim: &Ply) -> Vec<FieldDiff> {
+    let setup = claim.after.setup();
+    let mut details = Vec::new();
+    let (mut expected, mut claimed) = (Vec::new(), Vec::new());
+    for pit in Pit::ALL {
+        let c = setup.pits[pit.index()];
+        if c != u32::from(after.stones(pit)) {
+            expected.push(format!("{pit} {}", after.stones(pit)));
+            claimed.push(format!("{pit} {c}"));
+        }
+    }
+    if !expected.is_empty() {
+        details.push(FieldDiff::new("after.pits", expected.join(", "), claimed.join(", ")));
+    }
+    let captured = [after.captured(Player::South), after.captured(Player::North)];
+    if setup.captured != captured.map(u32::from) {
+        details.push(FieldDiff::new(
+            "after.captured",
+            format!("South {}, North {}", captured[0], captured[1]),
+            format!("South {}, North {}", setup.captured[0], setup.captured[1]),
+        ));
+    }
+    if setup.to_move != after.to_move() {
+        details.push(FieldDiff::new(
+            "after.to_move",
+            after.to_move().to_string(),
+            setup.to_move.to_string(),
+        ));
+    }
+    let expected_used = used_text(|pl, k| after.has_used(Pit::of(pl, k).expect("pit numbers 1..4")));
+    let claimed_used = used_text(|pl, k| setup.used[pl.index()][usize::from(k) - 1]);
+    if expected_used != claimed_used {
+        details.push(FieldDiff::new("after.used", expected_used, claimed_used));
+    }
+    details
+}
+
+fn used_text(used: impl Fn(Player, u8) -> bool) -> String {
+    let mut text = String::new();
+    for (i, pl) in Player::BOTH.into_iter().enumerate() {
+        if i > 0 {
+            text.push('/');
+        }
+        for k in 1..=4 {
+            if used(pl, k) {
+                let _ = write!(text, "{k}");
+            } else {
+                text.push('-');
+            }
+        }
+    }
+    text
+}
+
+fn refusal_note(before: &Position, mv: Pit, refusal: &Refusal) -> String {
+    match refusal.end {
+        Some(end) if refusal.reason == Reason::GameOver => format!(
+            "the rules refuse {mv}: the game is already over ({}, {}; MOVE-3)",
+            end.reason,
+            end.reason.rule()
+        ),
+        _ => format!(
+            "the rules refuse it: {}",
+            IllegalMove {
+                pit: mv,
+                position: *before,
+                reason: refusal.reason,
+            }
+        ),
+    }
+}
+
+/// The rules that decide `field` when no reading explains the engine's
+/// answer: worked out from what the move did.
+fn heuristic_rules(
+    field: Mismatch,
+    check: &GameCheck,
+    claim: &Ply,
+    legal: &[Pit],
+    result: &Result<(Position, Report), Refusal>,
+) -> RuleSet {
+    let before = &check.position;
+    let profile = check.profile;
+    let mut rules = RuleSet::new();
+    match (field, result) {
+        (Mismatch::LEGAL, _) => {
+            if let Some(end) = check.end_under(profile) {
+                rules.insert("MOVE-3");
+                rules.insert(end.reason.rule());
+            }
+            let claimed = claim.legal.as_deref().unwrap_or_default();
+            let feeding = before.row_stones(before.to_move().opponent()) == 0;
+            for &pit in claimed.iter().filter(|p| !legal.contains(p)) {
+                match play(before, pit, profile) {
+                    Err(e) if e.reason == Reason::FeedingRequired => {
+                        rules.insert("FEED-1");
+                        rules.insert("FEED-2");
+                    }
+                    Err(e) => rules.insert(e.reason.rule()),
+                    Ok(_) => {}
+                }
+            }
+            for _ in legal.iter().filter(|p| !claimed.contains(p)) {
+                if feeding {
+                    rules.insert("FEED-1");
+                    rules.insert("FEED-2");
+                    rules.insert("FEED-3");
+                } else {
+                    rules.insert("MOVE-1");
+                    rules.insert("MOVE-2");
+                }
+            }
+        }
+        (Mismatch::MOVE, Err(refusal)) => {
+            rules.insert(refusal.reason.rule());
+            if let Some(end) = refusal.end {
+                rules.insert(end.reason.rule());
+            }
+            if refusal.reason == Reason::FeedingRequired {
+                rules.insert("FEED-2");
+            }
+        }
+        (Mismatch::AFTER, Ok((after, report))) => {
+            let setup = claim.after.setup();
+            let board_differs = Pit::ALL
+                .iter()
+                .any(|&p| setup.pits[p.index()] != u32::from(after.stones(p)));
+            let captured = [after.captured(Player::South), after.captured(Player::North)];
+            let captured_differs = setup.captured != captured.map(u32::from);
+            if board_differs {
+                let claimed: Vec<u32> = setup.pits.clone();
+                rules.extend(board_rules(before, after, report, &claimed));
+            }
+            if captured_differs {
+                rules.insert("CAP-4");
+                if !board_differs {
+                    rules.insert("CAP-1");
+                }
+            }
+            if setup.to_move != after.to_move() {
+                rules.insert("SOW-1");
+            }
+            let used_differs = Player::BOTH.iter().any(|&pl| {
+                pl.pits()
+                    .iter()
+                    .any(|&p| setup.used[pl.index()][usize::from(p.number()) - 1] != after.has_used(p))
+            });
+            if used_differs {
+                rules.insert("LOCK-2");
+            }
+        }
+        (Mismatch::CAPTURES, Ok((after, report))) => {
+            let claimed = claim.captures.as_deref().unwrap_or_default();
+            if same_captures(claimed, &report.captures) {
+                return rules;
+            }
+            // The board the engine's captures imply: the sowing board with
+            // the claimed pits emptied.
+            let mut sown = after.pits();
+            for c in &report.captures {
+                sown[c.pit.index()] += c.stones;
+            }
+            let mut implied: Vec<u32> = sown.iter().map(|&n| u32::from(n)).collect();
+            for c in claimed {
+                if u32::from(c.stones) != implied[c.pit.index()] {
+                    // The engine counts the stones in a pit differently.
+                    rules.insert("CAP-1");
+                    rules.insert("SOW-3");
+                }
+                implied[c.pit.index()] = 0;
+            }
+            rules.extend(board_rules(before, after, report, &implied));
+        }
+        (Mismatch::GAME_OVER, Ok((after, report))) => match report.end {
+            Some(end) => rules.insert(end.reason.rule()),
+            None => {
+                rules.insert("END-1");
+                let next = after.to_move();
+                if after.row_stones(next.opponent()) == 0 {
+                    rules.insert("FEED-3");
+                }
+                if check.history.contains(after) {
+                    rules.insert("END-3");
+                }
+            }
+        },
+        (_, Ok((_, report))) => {
+            // Totals.
+            rules.insert("END-2");
+            rules.insert("RES-1");
+            if report.end.is_none() {
+                rules.insert("END-1");
+            }
+        }
+        (_, Err(_)) => {}
+    }
+    rules
+}
+
+/// Rules deciding a board that differs: a sowing difference, or captures
+/// that differ (missed, extra, locked, past the row boundary).
+fn board_rules(before: &Position, after: &Position, report: &Report, claimed: &[u32]) -> RuleSet {
+    let mover = before.to_move();
+    let mut rules = RuleSet::new();
+    // The board the sowing leaves, before captures.
+    let mut sown = after.pits();
+    for c in &report.captures {
+        sown[c.pit.index()] += c.stones;
+    }
+    let is_sowing_board_with_pits_emptied = Pit::ALL
+        .iter()
+        .all(|&p| claimed[p.index()] == u32::from(sown[p.index()]) || claimed[p.index()] == 0);
+    if !is_sowing_board_with_pits_emptied {
+        // SOW-2 to SOW-5: the stones went elsewhere.
+        for id in ["SOW-2", "SOW-3", "SOW-5"] {
+            rules.insert(id);
+        }
+        if report.wrapped() {
+            rules.insert("SOW-4");
+        }
+        return rules;
+    }
+    let taken_by_rules: Vec<Pit> = report.captures.iter().map(|c| c.pit).collect();
+    let taken_by_engine: Vec<Pit> = Pit::ALL
+        .into_iter()
+        .filter(|&p| claimed[p.index()] == 0 && sown[p.index()] > 0)
+        .collect();
+    let missed: Vec<Pit> = taken_by_rules
+        .iter()
+        .copied()
+        .filter(|p| !taken_by_engine.contains(p))
+        .collect();
+    let extra: Vec<Pit> = taken_by_engine
+        .iter()
+        .copied()
+        .filter(|p| !taken_by_rules.contains(p))
+        .collect();
+    if !missed.is_empty() {
+        if taken_by_engine.is_empty() && report.lock_opened {
+            // The engine judged the lock before this unlocking move.
+            rules.insert("LOCK-1");
+            rules.insert("LOCK-3");
+        }
+        rules.insert(if missed.contains(&report.landing) {
+            "CAP-1"
+        } else {
+            "CAP-2"
+        });
+    }
+    if !extra.is_empty() {
+        if report.capture_locked {
+            rules.insert("LOCK-1");
+            if report.lock_opened {
+                rules.insert("LOCK-3");
+            }
+        }
+        // The pits a chain could reach: back from the landing pit through
+        // the opponent's row only (CAP-3).
+        let mut reachable = Vec::new();
+        let mut pit = report.landing;
+        while pit.owner() != mover && !reachable.contains(&pit) {
+            reachable.push(pit);
+            pit = pit.prev();
+        }
+        for &pit in &extra {
+            if pit.owner() == mover || !reachable.contains(&pit) {
+                rules.insert("CAP-3");
+            } else if pit == report.landing {
+                rules.insert("CAP-1");
+            } else if !report.capture_locked {
+                rules.insert("CAP-2");
+            }
+        }
+    }
+    if rules.is_empty() {
+        rules.insert("CAP-1");
+    }
+    rules
+}
+
+/// A scenario that reproduces the divergence: from the position before the
+/// move, or, when the repetition rule needs the game's history, from the
+/// start of the stretch in which a position could recur.
+fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -> Scenario {
+    let profile = check.profile;
+    let short = (check.position, vec![claim.mv]);
+    let mut long_moves = check.history.moves.clone();
+    long_moves.push(claim.mv);
+    let long = (check.history.start, long_moves);
+    let (start, moves) = if long.1.len() > 1 && replay(short.0, &short.1, profile) != replay(long.0, &long.1, profile) {
+        long
+    } else {
+        short
+    };
+    let claims = Claims {
+        legal: claim.legal.is_some(),
+        captures: claim.captures.is_some(),
+        result: claim.game_over.is_some() || claim.totals.is_some(),
+    };
+    let answers: Vec<(Profile, Expectation)> = Profile::all()
+        .map(|p| (p, expectation(&replay(start, &moves, p), moves.len(), claims)))
+        .collect();
+    let mine = answers
+        .iter()
+        .find(|(p, _)| *p == profile)
+        .map(|(_, e)| e.clone())
+        .expect("every profile is answered");
+    let when = pin(profile, &answers, &mine);
+    let engine = ctx.engine.map(|e| e.name.as_str()).unwrap_or("engine");
+    let what: Vec<&str> = rules.iter().collect();
+    Scenario {
+        id: slug(&format!("{engine}-{}-ply-{}", ctx.unit, ctx.ply)),
+        rules: rules.iter().map(str::to_owned).collect(),
+        description: format!(
+            "Found by kpe-check in {}, game {}, ply {}: the engine departs from {}.",
+            ctx.source,
+            ctx.unit,
+            ctx.ply,
+            what.join(", ")
+        ),
+        when,
+        start: (start != Position::initial()).then(|| start.to_string()),
+        invalid_start: None,
+        moves,
+        expect: mine.expect,
+        reject: mine.reject,
+        result: mine.result,
+    }
+}
+
+/// Which fields the engine claimed at the diverging ply, so the scenario
+/// checks exactly those.
+#[derive(Clone, Copy)]
+struct Claims {
+    legal: bool,
+    captures: bool,
+    result: bool,
+}
+
+/// A scenario's expectations.
+#[derive(Clone, Debug, PartialEq)]
+struct Expectation {
+    expect: Vec<Expect>,
+    reject: Option<Rejection>,
+    result: Option<Outcome>,
+}
+
+fn expectation(replay: &Replay, plies: usize, claims: Claims) -> Expectation {
+    let mut expect = Vec::new();
+    if claims.legal {
+        expect.push(Expect {
+            ply: plies - 1,
+            legal: Some(replay.legal.clone()),
+            ..Expect::default()
+        });
+    }
+    match &replay.last {
+        Err((ply, reason)) => Expectation {
+            expect,
+            reject: Some(Rejection {
+                ply: *ply,
+                reason: reason.code().to_owned(),
+            }),
+            result: None,
+        },
+        Ok((after, captures, outcome)) => {
+            expect.push(Expect {
+                ply: plies,
+                position: Some(after.to_string()),
+                captures: claims.captures.then(|| captures.clone()),
+                ..Expect::default()
+            });
+            Expectation {
+                expect,
+                reject: None,
+                result: claims.result.then_some(*outcome),
+            }
+        }
+    }
+}
+
+/// The fewest switches to pin so that every profile the scenario admits
+/// gives the same expectations as `claimed`.
+fn pin(claimed: Profile, answers: &[(Profile, Expectation)], mine: &Expectation) -> BTreeMap<SwitchName, bool> {
+    let mut subsets: Vec<u8> = (0..32).collect();
+    subsets.sort_by_key(|s| (s.count_ones(), *s));
+    for subset in subsets {
+        let pinned: Vec<Switch> = Switch::ALL
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| subset & (1 << k) != 0)
+            .map(|(_, s)| *s)
+            .collect();
+        let holds = answers
+            .iter()
+            .filter(|(p, _)| pinned.iter().all(|&s| p.has(s) == claimed.has(s)))
+            .all(|(_, e)| e == mine);
+        if holds {
+            return pinned
+                .into_iter()
+                .map(|s| (SwitchName(s), claimed.has(s)))
+                .collect();
+        }
+    }
+    unreachable!("pinning every switch admits only the claimed profile")
+}
+
+/// A scenario id: lowercase letters and digits in dash-separated words.
+pub(crate) fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    if out.is_empty() { "divergence".to_owned() } else { out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_scenario_ids() {
+        assert_eq!(slug("Naive Kpé 0.3-g1-ply-7"), "naive-kp-0-3-g1-ply-7");
+        assert_eq!(slug("--"), "divergence");
+    }
+
+    #[test]
+    fn closest_profiles_change_the_fewest_switches() {
+        let all: Vec<Profile> = Profile::all().collect();
+        let p = |s: &str| s.parse::<Profile>().unwrap();
+        assert_eq!(closest(Profile::DEFAULT, &all[1..]).len(), 5);
+        assert_eq!(
+            closest(p("skip-origin"), &[p("strict-lock"), p("default")]),
+            vec![p("default")]
+        );
+        assert!(closest(Profile::DEFAULT, &[]).is_empty());
+    }
+}

@@ -1,0 +1,336 @@
+//! Reading input files safely: clear errors with file, line, column and
+//! JSON path, and a guard against tokens too large to hold in memory.
+
+use std::fmt;
+use std::io::{self, Read};
+
+/// The longest string or number accepted in an input file, in bytes. Every
+/// real field is far shorter; the limit keeps memory bounded when a file
+/// holds a gigantic string or number.
+pub const MAX_TOKEN_BYTES: usize = 1 << 20;
+
+/// What a file given to `kpe-check` is, by its top-level `format` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// `"format": "kpe-transcript"`: games an engine played.
+    Transcript,
+    /// `"format": "kpe-engine"`: how to start an engine and talk to it.
+    EngineManifest,
+}
+
+impl FileKind {
+    /// The accepted `format` values, with what each means.
+    pub const ACCEPTED: [(&'static str, &'static str); 2] = [
+        ("kpe-transcript", "a transcript of games"),
+        ("kpe-engine", "an engine manifest"),
+    ];
+}
+
+/// Why an input file could not be read.
+#[derive(Debug)]
+pub struct InputError {
+    /// The file as named on the command line.
+    pub file: String,
+    /// What went wrong.
+    pub kind: InputErrorKind,
+}
+
+/// The kinds of bad input.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum InputErrorKind {
+    /// The file could not be opened or read.
+    Read(io::Error),
+    /// The path names a directory.
+    Directory,
+    /// The file holds no JSON value at all.
+    Empty,
+    /// The JSON is malformed, or a value has the wrong type, is unknown, is
+    /// missing or is out of range.
+    Json {
+        /// Where in the document, e.g. `games[3].plies[17].after` (`.` for
+        /// the top level).
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, in bytes.
+        column: usize,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// A string or number longer than [`MAX_TOKEN_BYTES`].
+    TooLong {
+        /// `string` or `number`.
+        what: &'static str,
+        /// 1-based line where it starts.
+        line: u64,
+        /// 1-based column where it starts.
+        column: u64,
+    },
+}
+
+impl InputError {
+    /// An error at a JSON path, without a line (e.g. found after parsing).
+    #[must_use]
+    pub fn at(file: &str, path: &str, line: usize, column: usize, message: String) -> InputError {
+        InputError {
+            file: file.to_owned(),
+            kind: InputErrorKind::Json {
+                path: path.to_owned(),
+                line,
+                column,
+                message,
+            },
+        }
+    }
+
+    /// A short code for the kind: `read`, `directory`, `empty`, `json`,
+    /// `too-long`.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self.kind {
+            InputErrorKind::Read(_) => "read",
+            InputErrorKind::Directory => "directory",
+            InputErrorKind::Empty => "empty",
+            InputErrorKind::Json { .. } => "json",
+            InputErrorKind::TooLong { .. } => "too-long",
+        }
+    }
+
+    pub(crate) fn read(file: &str, error: io::Error) -> InputError {
+        InputError {
+            file: file.to_owned(),
+            kind: InputErrorKind::Read(error),
+        }
+    }
+
+    /// Turns a JSON error into an input error.
+    pub(crate) fn from_json(file: &str, error: serde_path_to_error::Error<serde_json::Error>) -> InputError {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let (line, column) = (inner.line(), inner.column());
+        if inner.is_io() {
+            let io: io::Error = inner.into();
+            if let Some(TooLong { what, line, column }) = io.get_ref().and_then(|e| e.downcast_ref::<TooLong>()) {
+                return InputError {
+                    file: file.to_owned(),
+                    kind: InputErrorKind::TooLong {
+                        what,
+                        line: *line,
+                        column: *column,
+                    },
+                };
+            }
+            return InputError::read(file, io);
+        }
+        let text = inner.to_string();
+        let suffix = format!(" at line {line} column {column}");
+        let message = text.strip_suffix(&suffix).unwrap_or(&text).to_owned();
+        if inner.is_eof() && path == "." && message.starts_with("EOF while parsing a value") {
+            return InputError {
+                file: file.to_owned(),
+                kind: InputErrorKind::Empty,
+            };
+        }
+        InputError::at(file, &path, line, column, message)
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = &self.file;
+        match &self.kind {
+            InputErrorKind::Read(e) => write!(f, "{file}: cannot read the file: {e}"),
+            InputErrorKind::Directory => {
+                write!(f, "{file}: is a directory; expected a JSON file")
+            }
+            InputErrorKind::Empty => write!(
+                f,
+                "{file}: the file holds no JSON; expected an object such as \
+                 {{\"format\": \"kpe-transcript\", \"version\": 1, ...}}"
+            ),
+            InputErrorKind::Json {
+                path,
+                line,
+                column,
+                message,
+            } => {
+                let place = if path == "." {
+                    "top level".to_owned()
+                } else {
+                    format!("at {path}")
+                };
+                if *line == 0 {
+                    write!(f, "{file}: {place}: {message}")
+                } else {
+                    write!(f, "{file}:{line}:{column}: {place}: {message}")
+                }
+            }
+            InputErrorKind::TooLong { what, line, column } => write!(
+                f,
+                "{file}:{line}:{column}: a {what} longer than {MAX_TOKEN_BYTES} bytes starts here; \
+                 no field of the format is anywhere near that long"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            InputErrorKind::Read(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The guard's error, carried through the JSON parser inside an
+/// [`io::Error`].
+#[derive(Debug)]
+struct TooLong {
+    what: &'static str,
+    line: u64,
+    column: u64,
+}
+
+impl fmt::Display for TooLong {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} longer than {MAX_TOKEN_BYTES} bytes", self.what)
+    }
+}
+
+impl std::error::Error for TooLong {}
+
+/// A buffered reader that refuses any JSON string or number longer than
+/// [`MAX_TOKEN_BYTES`], noting where it starts. The JSON parser reads one
+/// byte at a time, so this is also its buffer.
+pub(crate) struct Guarded<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    pos: usize,
+    len: usize,
+    line: u64,
+    column: u64,
+    in_string: bool,
+    escaped: bool,
+    run: usize,
+    run_start: (u64, u64),
+}
+
+impl<R: Read> Guarded<R> {
+    pub(crate) fn new(inner: R) -> Guarded<R> {
+        Guarded {
+            inner,
+            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            pos: 0,
+            len: 0,
+            line: 1,
+            column: 1,
+            in_string: false,
+            escaped: false,
+            run: 0,
+            run_start: (1, 1),
+        }
+    }
+
+    fn fill(&mut self) -> io::Result<()> {
+        self.len = loop {
+            match self.inner.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        self.pos = 0;
+        self.scan()
+    }
+
+    /// Follows strings and numbers through the new bytes.
+    fn scan(&mut self) -> io::Result<()> {
+        for &b in &self.buf[..self.len] {
+            if self.in_string {
+                self.run += 1;
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    self.run = 0;
+                }
+                if self.run > MAX_TOKEN_BYTES {
+                    return Err(self.too_long("string"));
+                }
+            } else if b == b'"' {
+                self.in_string = true;
+                self.run = 0;
+                self.run_start = (self.line, self.column);
+            } else if matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                if self.run == 0 {
+                    self.run_start = (self.line, self.column);
+                }
+                self.run += 1;
+                if self.run > MAX_TOKEN_BYTES {
+                    return Err(self.too_long("number"));
+                }
+            } else {
+                self.run = 0;
+            }
+            if b == b'\n' {
+                self.line += 1;
+                self.column = 1;
+            } else {
+                self.column += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn too_long(&self, what: &'static str) -> io::Error {
+        let (line, column) = self.run_start;
+        io::Error::new(io::ErrorKind::InvalidData, TooLong { what, line, column })
+    }
+}
+
+impl<R: Read> Read for Guarded<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.pos == self.len {
+            self.fill()?;
+        }
+        let n = out.len().min(self.len - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(text: &[u8]) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        Guarded::new(text).read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn passes_ordinary_json_through() {
+        let text = br#"{"a": "x\"y", "n": -1.5e3}"#;
+        assert_eq!(read_all(text).unwrap(), text);
+    }
+
+    #[test]
+    fn refuses_a_gigantic_string_or_number_saying_where_it_starts() {
+        let mut text = b"{\n  \"a\": \"".to_vec();
+        text.extend(std::iter::repeat_n(b'x', MAX_TOKEN_BYTES + 1));
+        let err = read_all(&text).unwrap_err();
+        let too_long = err.get_ref().unwrap().downcast_ref::<TooLong>().unwrap();
+        assert_eq!((too_long.what, too_long.line, too_long.column), ("string", 2, 8));
+        let mut text = b"[1, ".to_vec();
+        text.extend(std::iter::repeat_n(b'9', MAX_TOKEN_BYTES + 1));
+        let err = read_all(&text).unwrap_err();
+        let too_long = err.get_ref().unwrap().downcast_ref::<TooLong>().unwrap();
+        assert_eq!((too_long.what, too_long.line, too_long.column), ("number", 1, 5));
+    }
+}

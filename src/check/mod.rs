@@ -1,0 +1,62 @@
+//! `kpe-check`: checking another engine against the reference rules.
+//!
+//! An engine's claims come in *units*: a game from a transcript (this
+//! module), or, in the live mode, a scenario, a random game or a perft depth.
+//! Each unit is replayed with the reference rules and ends as a
+//! [`UnitResult`]: it conforms, or it has one [`Divergence`], the first place
+//! where the engine's claim differs from the rules, with the position before,
+//! the move, a field-level diff of expected against claimed, the rule IDs
+//! that decide the differing fields and a ready-to-paste conformance
+//! scenario that reproduces it. A [`Summary`] counts the units and plies and
+//! the rules they exercised; when something diverges, [`name_reading`] asks
+//! which of the 32 rules profiles would explain everything.
+//!
+//! Results go to a [`Sink`] as they are produced: [`HumanSink`] (the default
+//! report, coloured on a terminal), [`JsonSink`] (`--format json`) and
+//! [`JunitSink`] (`--junit FILE`).
+//!
+//! ```
+//! use kpe::check::{FileKind, JsonSink, check_transcript_reader};
+//!
+//! let text = r#"{
+//!   "format": "kpe-transcript", "version": 1,
+//!   "engine": {"name": "demo", "version": "1.0"},
+//!   "games": [{"id": "g1", "plies": [
+//!     {"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----"},
+//!     {"move": "N1", "after": "1,7,7,7/0,8,8,7 S 0/0 1---/1---"}
+//!   ]}]
+//! }"#;
+//! let mut out = JsonSink::new(Vec::new());
+//! let summary = check_transcript_reader("demo.json", text.as_bytes(), &mut out)?;
+//! assert_eq!(summary.units, 1);
+//! assert_eq!(summary.conforming, 0); // N1 from 7 stones ends in S4, not as claimed
+//! assert_eq!(kpe::check::file_kind_of_reader("demo.json", text.as_bytes())?, FileKind::Transcript);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The transcript format is specified in `spec/TRANSCRIPT.md`, with a JSON
+//! Schema generated from [`Transcript`] in `spec/transcript.schema.json`.
+
+mod diagnose;
+mod input;
+mod oracle;
+mod reading;
+mod reader;
+mod render;
+mod report;
+mod rules;
+mod transcript;
+
+pub use input::{FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTES};
+pub use reader::{
+    CheckError, TranscriptFile, check_transcript_file, check_transcript_reader, file_kind,
+    file_kind_of_reader,
+};
+pub use reading::{Recheck, Reading, name_reading, switch_summary};
+pub use render::{HumanSink, JsonSink, JunitSink, Sink, Tee};
+pub use report::{Divergence, FieldDiff, Run, RunKind, Summary, UnitResult};
+pub use rules::{RULE_IDS, RuleSet, rule_title};
+pub use transcript::{
+    Engine, FORMAT, Notation, Ply, Transcript, TranscriptFormat, TranscriptGame, VERSION,
+    transcript_schema,
+};

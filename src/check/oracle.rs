@@ -1,0 +1,274 @@
+//! Replaying a game with the reference rules and comparing each ply with
+//! what the engine claimed.
+
+use std::collections::HashSet;
+
+use crate::board::Pit;
+use crate::game::{Game, Outcome};
+use crate::position::Position;
+use crate::profile::{Profile, Switch};
+use crate::report::{Capture, End, EndReason, Report};
+use crate::rules::{self, Moves, Reason};
+
+use super::transcript::Ply;
+
+/// Which claimed fields of a ply differ from the rules' answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Mismatch(u8);
+
+impl Mismatch {
+    pub(crate) const LEGAL: Mismatch = Mismatch(1);
+    pub(crate) const MOVE: Mismatch = Mismatch(2);
+    pub(crate) const AFTER: Mismatch = Mismatch(4);
+    pub(crate) const CAPTURES: Mismatch = Mismatch(8);
+    pub(crate) const GAME_OVER: Mismatch = Mismatch(16);
+    pub(crate) const TOTALS: Mismatch = Mismatch(32);
+    /// Every field, in the order reports list them.
+    pub(crate) const FIELDS: [Mismatch; 6] = [
+        Mismatch::LEGAL,
+        Mismatch::MOVE,
+        Mismatch::AFTER,
+        Mismatch::CAPTURES,
+        Mismatch::GAME_OVER,
+        Mismatch::TOTALS,
+    ];
+
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    pub(crate) fn has(self, field: Mismatch) -> bool {
+        self.0 & field.0 != 0
+    }
+
+    fn add(&mut self, field: Mismatch) {
+        self.0 |= field.0;
+    }
+}
+
+/// A refused move: the reason, and for `game-over` how the game had ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) reason: Reason,
+    pub(crate) end: Option<End>,
+}
+
+/// Compares a claim with the rules' answer, field by field.
+pub(crate) fn compare(claim: &Ply, legal: Option<&Moves>, result: &Result<(Position, Report), Refusal>) -> Mismatch {
+    let mut m = Mismatch::default();
+    if let (Some(claimed), Some(legal)) = (&claim.legal, legal)
+        && !same_moves(claimed, legal)
+    {
+        m.add(Mismatch::LEGAL);
+    }
+    match result {
+        Err(_) => m.add(Mismatch::MOVE),
+        Ok((after, report)) => {
+            if !claim.after.is(after) {
+                m.add(Mismatch::AFTER);
+            }
+            if let Some(captures) = &claim.captures
+                && !same_captures(captures, &report.captures)
+            {
+                m.add(Mismatch::CAPTURES);
+            }
+            if let Some(over) = claim.game_over
+                && over != report.end.is_some()
+            {
+                m.add(Mismatch::GAME_OVER);
+            }
+            if let Some(totals) = claim.totals
+                && Some(totals) != report.end.map(|e| e.totals)
+            {
+                m.add(Mismatch::TOTALS);
+            }
+        }
+    }
+    m
+}
+
+/// The same pits, in any order.
+pub(crate) fn same_moves(claimed: &[Pit], legal: &[Pit]) -> bool {
+    claimed.iter().all(|p| legal.contains(p)) && legal.iter().all(|p| claimed.contains(p))
+}
+
+/// The same captures, in any order.
+pub(crate) fn same_captures(claimed: &[Capture], captures: &[Capture]) -> bool {
+    claimed.len() == captures.len()
+        && claimed.iter().all(|c| captures.contains(c))
+        && captures.iter().all(|c| claimed.contains(c))
+}
+
+/// The positions since the last capture or newly used pit. Captured counts
+/// and used pits never go back, so a position can only recur within this
+/// stretch: it is all the history the repetition rule (END-3) needs, and it
+/// stays small even in a game that never ends.
+#[derive(Clone, Debug)]
+pub(crate) struct History {
+    pub(crate) start: Position,
+    pub(crate) moves: Vec<Pit>,
+    seen: HashSet<Position>,
+}
+
+impl History {
+    fn new(start: Position) -> History {
+        History {
+            start,
+            moves: Vec::new(),
+            seen: HashSet::from([start]),
+        }
+    }
+
+    /// Whether `position` occurred earlier in the game.
+    pub(crate) fn contains(&self, position: &Position) -> bool {
+        self.seen.contains(position)
+    }
+
+    fn push(&mut self, mv: Pit, next: Position) {
+        let same_stretch = next.captured(crate::Player::South) == self.start.captured(crate::Player::South)
+            && next.captured(crate::Player::North) == self.start.captured(crate::Player::North)
+            && crate::Player::BOTH.iter().all(|&pl| {
+                pl.pits()
+                    .iter()
+                    .all(|&p| next.has_used(p) == self.start.has_used(p))
+            });
+        if same_stretch {
+            self.moves.push(mv);
+            self.seen.insert(next);
+        } else {
+            *self = History::new(next);
+        }
+    }
+}
+
+/// One game being replayed under one profile.
+#[derive(Clone, Debug)]
+pub(crate) struct GameCheck {
+    pub(crate) profile: Profile,
+    pub(crate) position: Position,
+    /// Whether `position` had occurred earlier in the game.
+    pub(crate) repeated: bool,
+    pub(crate) history: History,
+}
+
+impl GameCheck {
+    pub(crate) fn new(start: Position, profile: Profile) -> GameCheck {
+        GameCheck {
+            profile,
+            position: start,
+            repeated: false,
+            history: History::new(start),
+        }
+    }
+
+    /// The rules' answer to `mv` now under the game's own profile; the legal
+    /// moves only when asked for.
+    pub(crate) fn answer(&self, mv: Pit, with_legal: bool) -> (Option<Moves>, Result<(Position, Report), Refusal>) {
+        self.answer_under(self.profile, mv, with_legal)
+    }
+
+    /// How the game stands now under `profile`: over or not, and why.
+    pub(crate) fn end_under(&self, profile: Profile) -> Option<End> {
+        let reason = rules::game_over(&self.position, profile).or_else(|| {
+            // END-3 (I5): the first recurrence ends the game.
+            (self.repeated && profile.has(Switch::EndOnRepetition)).then_some(EndReason::Repetition)
+        })?;
+        Some(End {
+            reason,
+            totals: rules::sweep(&self.position),
+        })
+    }
+
+    /// The rules' answer to `mv` in this same game (same position, same
+    /// history) under any `profile`.
+    pub(crate) fn answer_under(
+        &self,
+        profile: Profile,
+        mv: Pit,
+        with_legal: bool,
+    ) -> (Option<Moves>, Result<(Position, Report), Refusal>) {
+        if let Some(end) = self.end_under(profile) {
+            // MOVE-3: no move once the game is over.
+            let refusal = Refusal {
+                reason: Reason::GameOver,
+                end: Some(end),
+            };
+            return (with_legal.then(Moves::new), Err(refusal));
+        }
+        let legal = with_legal.then(|| rules::legal_moves(&self.position, profile));
+        let result = match rules::play(&self.position, mv, profile) {
+            Err(e) => Err(Refusal {
+                reason: e.reason,
+                end: None,
+            }),
+            Ok((next, mut report)) => {
+                // END-3 (I5): the first recurrence ends the game.
+                if report.end.is_none()
+                    && profile.has(Switch::EndOnRepetition)
+                    && self.history.contains(&next)
+                {
+                    report.end = Some(End {
+                        reason: EndReason::Repetition,
+                        totals: rules::sweep(&next),
+                    });
+                }
+                Ok((next, report))
+            }
+        };
+        (legal, result)
+    }
+
+    /// Checks one claimed ply. On success the game moves on and the move's
+    /// report comes back; on a mismatch nothing changes, so the caller can
+    /// diagnose it from the position before.
+    pub(crate) fn step(&mut self, claim: &Ply) -> Result<Report, Mismatch> {
+        let (legal, result) = self.answer(claim.mv, claim.legal.is_some());
+        let mismatch = compare(claim, legal.as_ref(), &result);
+        if mismatch.any() {
+            return Err(mismatch);
+        }
+        let Ok((next, report)) = result else {
+            unreachable!("a refused move is a mismatch")
+        };
+        self.repeated = self.history.contains(&next);
+        self.history.push(claim.mv, next);
+        self.position = next;
+        Ok(report)
+    }
+}
+
+/// What the rules say at the last move of `moves` played from `start`, by
+/// replaying them as a [`Game`] (which applies END-3 from `start` on).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Replay {
+    /// The legal moves before the last move.
+    pub(crate) legal: Vec<Pit>,
+    /// After the last move: the position, its captures and how the game
+    /// stands; or the 1-based ply of the first refused move and why.
+    pub(crate) last: Result<(Position, Vec<Capture>, Outcome), (usize, Reason)>,
+}
+
+pub(crate) fn replay(start: Position, moves: &[Pit], profile: Profile) -> Replay {
+    let mut game = Game::new(start, profile);
+    let mut legal = Vec::new();
+    for (i, &mv) in moves.iter().enumerate() {
+        if i + 1 == moves.len() {
+            legal = game.legal_moves().to_vec();
+        }
+        if let Err(e) = game.play(mv) {
+            return Replay {
+                legal,
+                last: Err((i + 1, e.reason)),
+            };
+        }
+    }
+    let captures = game
+        .reports()
+        .last()
+        .map(|r| r.captures.to_vec())
+        .unwrap_or_default();
+    Replay {
+        legal,
+        last: Ok((*game.current(), captures, game.outcome())),
+    }
+}

@@ -1,0 +1,180 @@
+//! Naming the reading: which rules profiles explain everything an engine
+//! did, when it departs from the profile it claims.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::profile::{Profile, Switch};
+
+use super::diagnose::closest;
+
+/// Something whose units can be checked again under another profile: a
+/// transcript file, or the recorded answers of a live engine.
+pub trait Recheck {
+    /// Why a re-run could not be done.
+    type Error;
+
+    /// Re-checks every unit under `profile`: true when all conform.
+    ///
+    /// # Errors
+    ///
+    /// When the units cannot be re-run (e.g. the input went away).
+    fn conforms_under(&mut self, profile: Profile) -> Result<bool, Self::Error>;
+
+    /// The same for several profiles: one answer per profile, in order.
+    /// Override it when one pass can check many profiles.
+    ///
+    /// # Errors
+    ///
+    /// As [`Recheck::conforms_under`].
+    fn conforms_under_each(&mut self, profiles: &[Profile]) -> Result<Vec<bool>, Self::Error> {
+        profiles.iter().map(|&p| self.conforms_under(p)).collect()
+    }
+}
+
+/// The profiles under which everything conforms, when the claimed one does
+/// not explain it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reading {
+    /// The profile the engine claimed.
+    pub claimed: Profile,
+    /// Every profile under which all units conform, closest to the claimed
+    /// one first (fewest switches changed), then in [`Profile::all`] order.
+    pub conforms_under: Vec<Profile>,
+}
+
+impl Reading {
+    /// Whether some documented reading explains everything.
+    #[must_use]
+    pub fn explained(&self) -> bool {
+        !self.conforms_under.is_empty()
+    }
+
+    /// The explaining profiles that change the fewest switches.
+    #[must_use]
+    pub fn closest(&self) -> Vec<Profile> {
+        closest(self.claimed, &self.conforms_under)
+    }
+}
+
+impl fmt::Display for Reading {
+    /// `conforms under: skip-origin (I1 ...)`, or that no documented reading
+    /// explains it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.explained() {
+            return write!(
+                f,
+                "no documented reading explains it: it diverges under all 32 rules profiles"
+            );
+        }
+        let near = self.closest();
+        let names: Vec<String> = near.iter().map(ToString::to_string).collect();
+        write!(f, "conforms under: {}", names.join(" or "))?;
+        if let [only] = near.as_slice() {
+            write!(f, " ({})", switch_summary(self.claimed, *only))?;
+        }
+        let more = self.conforms_under.len() - near.len();
+        if more > 0 {
+            write!(
+                f,
+                "; also under {more} other profile{}",
+                if more == 1 { "" } else { "s" }
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What changes from `from` to `to`, reading by reading: `I1: a sowing of
+/// 8+ stones skips its origin pit`.
+#[must_use]
+pub fn switch_summary(from: Profile, to: Profile) -> String {
+    let parts: Vec<String> = Switch::ALL
+        .iter()
+        .filter(|&&s| from.has(s) != to.has(s))
+        .map(|&s| format!("{}: {}", s.reading(), reading_text(s, to.has(s))))
+        .collect();
+    if parts.is_empty() {
+        "the same profile".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// What a reading says with its switch on or off.
+fn reading_text(switch: Switch, on: bool) -> &'static str {
+    match (switch, on) {
+        (Switch::SkipOrigin, true) => "a sowing of 8+ stones skips its origin pit",
+        (Switch::SkipOrigin, false) => "a sowing of 8+ stones sows its origin pit too",
+        (Switch::StrictLock, true) => "the move from the last unused pit cannot capture",
+        (Switch::StrictLock, false) => "the move from the last unused pit may capture",
+        (Switch::FeedAfterCapture, true) => {
+            "a feeding move must leave the opponent a stone after captures"
+        }
+        (Switch::FeedAfterCapture, false) => {
+            "a feeding move is one that sows into the opponent's row"
+        }
+        (Switch::EndWhenUnfeedable, true) => {
+            "the game ends when the empty-rowed opponent cannot be fed"
+        }
+        (Switch::EndWhenUnfeedable, false) => {
+            "when the opponent cannot be fed, the feeding obligation lapses"
+        }
+        (Switch::EndOnRepetition, true) => "the game ends at the first repeated position",
+        (Switch::EndOnRepetition, false) => "a repeated position does not end the game",
+    }
+}
+
+/// Re-checks `units` under every profile but `claimed` and reports those
+/// under which everything conforms.
+///
+/// # Errors
+///
+/// The first error of a re-run.
+pub fn name_reading<R: Recheck + ?Sized>(claimed: Profile, units: &mut R) -> Result<Reading, R::Error> {
+    let others: Vec<Profile> = Profile::all().filter(|&p| p != claimed).collect();
+    let verdicts = units.conforms_under_each(&others)?;
+    let mut conforms_under: Vec<Profile> = others
+        .into_iter()
+        .zip(verdicts)
+        .filter_map(|(p, ok)| ok.then_some(p))
+        .collect();
+    conforms_under.sort_by_key(|&p| super::diagnose::distance(claimed, p));
+    Ok(Reading {
+        claimed,
+        conforms_under,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Units that conform exactly under the given profiles.
+    struct Fixed(Vec<Profile>, usize);
+
+    impl Recheck for Fixed {
+        type Error = ();
+        fn conforms_under(&mut self, profile: Profile) -> Result<bool, ()> {
+            self.1 += 1;
+            Ok(self.0.contains(&profile))
+        }
+    }
+
+    #[test]
+    fn names_the_closest_profiles_first() {
+        let p = |s: &str| s.parse::<Profile>().unwrap();
+        let mut units = Fixed(vec![p("skip-origin,strict-lock"), p("skip-origin")], 0);
+        let reading = name_reading(Profile::DEFAULT, &mut units).unwrap();
+        assert_eq!(units.1, 31, "every other profile is tried once");
+        assert_eq!(reading.conforms_under, vec![p("skip-origin"), p("skip-origin,strict-lock")]);
+        assert_eq!(
+            reading.to_string(),
+            "conforms under: skip-origin (I1: a sowing of 8+ stones skips its origin pit); also under 1 other profile"
+        );
+        let none = name_reading(Profile::DEFAULT, &mut Fixed(vec![], 0)).unwrap();
+        assert!(!none.explained());
+        assert!(none.to_string().starts_with("no documented reading explains it"));
+    }
+}

@@ -1,0 +1,286 @@
+//! The transcript format: what an engine writes about the games it played
+//! (spec/TRANSCRIPT.md). Plain serde data; the JSON Schema in
+//! `spec/transcript.schema.json` is generated from these types.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::{PITS, Pit, Player, ROW};
+use crate::position::{Position, PositionError, Setup};
+use crate::profile::Profile;
+use crate::report::Capture;
+
+/// The value of a transcript's top-level `format` field.
+pub const FORMAT: &str = "kpe-transcript";
+/// The transcript format version this build reads and writes.
+pub const VERSION: u32 = 1;
+
+/// A whole transcript: the header and every game.
+///
+/// `kpe-check` does not read a transcript into this type (that would hold
+/// every game in memory); it streams the same fields one game at a time.
+/// The type is the format's definition: the JSON Schema is generated from
+/// it, and engines written in Rust can serialise it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    title = "kpe transcript",
+    description = "Games an engine played, with what the engine claimed at every ply (spec/TRANSCRIPT.md). `games` must come after every other header field."
+)]
+pub struct Transcript {
+    /// Always `kpe-transcript`.
+    pub format: TranscriptFormat,
+    /// The format version: 1.
+    #[schemars(range(min = 1, max = 1))]
+    pub version: u32,
+    /// The engine that played the games.
+    pub engine: Engine,
+    /// The rules profile the engine claims to follow; absent means
+    /// `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+    /// The games, in any number; each is checked on its own.
+    pub games: Vec<TranscriptGame>,
+}
+
+/// The format name, a single value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub enum TranscriptFormat {
+    /// `kpe-transcript`.
+    #[serde(rename = "kpe-transcript")]
+    Transcript,
+}
+
+/// The engine that wrote a transcript.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Engine {
+    /// Its name, e.g. `kpe-js`.
+    pub name: String,
+    /// Its version, free text, e.g. `0.3.1`.
+    pub version: String,
+}
+
+/// One game: where it started and every ply played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptGame {
+    /// A name for the game in reports, unique in the file (e.g. `g17` or a
+    /// seed).
+    pub id: String,
+    /// The start position in kpe notation; absent means the initial
+    /// position. It must be a position some game could reach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Position>,
+    /// The plies in the order they were played. `plies` must come after
+    /// `id` and `start`.
+    pub plies: Vec<Ply>,
+}
+
+/// One ply: the move and what the engine claims about it.
+///
+/// Only `move` and `after` are required; every other field that is present
+/// is checked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ply {
+    /// The pit moved from: `S1`..`S4` or `N1`..`N4`.
+    #[serde(rename = "move")]
+    pub mv: Pit,
+    /// The position after the move, before any end-of-game sweep.
+    pub after: Notation,
+    /// The legal moves before the move, in any order (empty if the engine
+    /// thinks the game is over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal: Option<Vec<Pit>>,
+    /// The pits the move captured and how many stones each held, in any
+    /// order; `[]` for no capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captures: Option<Vec<Capture>>,
+    /// Whether the game is over after the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_over: Option<bool>,
+    /// The final totals, South then North, after the end sweep; only with
+    /// `"game_over": true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<[u8; 2]>,
+}
+
+impl Ply {
+    /// A ply that claims only the position after `mv`.
+    #[must_use]
+    pub fn new(mv: Pit, after: &Position) -> Ply {
+        Ply {
+            mv,
+            after: Notation::from(after),
+            legal: None,
+            captures: None,
+            game_over: None,
+            totals: None,
+        }
+    }
+}
+
+/// A position as an engine wrote it: notation with the right shape (see
+/// `spec/NOTATION.md`), but not necessarily a position any game could reach.
+/// A claim such as "South captured 2 while still locked" is worth reporting
+/// as a divergence rather than refusing the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notation {
+    setup: Setup,
+}
+
+impl Notation {
+    /// The plain data, unvalidated.
+    #[must_use]
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// The position, if some game could reach it.
+    ///
+    /// # Errors
+    ///
+    /// The [`PositionError`] that makes it impossible.
+    pub fn position(&self) -> Result<Position, PositionError> {
+        Position::from_setup(&self.setup)
+    }
+
+    /// Whether this is exactly `position` (without allocating).
+    #[must_use]
+    pub fn is(&self, position: &Position) -> bool {
+        let s = &self.setup;
+        s.to_move == position.to_move()
+            && s.pits.len() == PITS
+            && Pit::ALL
+                .iter()
+                .all(|&p| s.pits[p.index()] == u32::from(position.stones(p)))
+            && Player::BOTH.iter().all(|&pl| {
+                s.captured[pl.index()] == u32::from(position.captured(pl))
+                    && pl
+                        .pits()
+                        .iter()
+                        .all(|&p| s.used[pl.index()][usize::from(p.number()) - 1] == position.has_used(p))
+            })
+    }
+}
+
+impl From<&Position> for Notation {
+    fn from(position: &Position) -> Notation {
+        Notation {
+            setup: position.to_setup(),
+        }
+    }
+}
+
+impl std::str::FromStr for Notation {
+    type Err = PositionError;
+
+    /// Reads the notation's shape only (see [`Setup`]).
+    fn from_str(text: &str) -> Result<Notation, PositionError> {
+        text.parse().map(|setup| Notation { setup })
+    }
+}
+
+impl fmt::Display for Notation {
+    /// The notation, exactly as it was read (the notation is canonical).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.setup;
+        for (i, n) in s.pits.iter().enumerate() {
+            let sep = match i {
+                0 => "",
+                ROW => "/",
+                _ => ",",
+            };
+            write!(f, "{sep}{n}")?;
+        }
+        write!(
+            f,
+            " {} {}/{} ",
+            s.to_move.letter(),
+            s.captured[0],
+            s.captured[1]
+        )?;
+        for (k, used) in s.used.iter().enumerate() {
+            if k > 0 {
+                f.write_str("/")?;
+            }
+            for (i, &u) in used.iter().enumerate() {
+                if u {
+                    write!(f, "{}", i + 1)?;
+                } else {
+                    f.write_str("-")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Notation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Notation {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Notation, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Notation;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a position in kpe notation")
+            }
+            // Borrowed from the parser's buffer: no allocation per ply.
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Notation, E> {
+                text.parse()
+                    .map_err(|e| E::custom(format_args!("bad position notation: {e}")))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
+
+impl schemars::JsonSchema for Notation {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        Position::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Position::json_schema(generator)
+    }
+}
+
+/// The JSON Schema of the transcript format, as committed in
+/// `spec/transcript.schema.json`.
+#[must_use]
+pub fn transcript_schema() -> String {
+    let schema = schemars::schema_for!(Transcript);
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serialises");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notation_prints_as_read_and_compares_without_validating() {
+        for text in [
+            "6,6,6,6/6,6,6,6 S 0/0 ----/----",
+            "0,7,7,7/7,7,7,6 N 0/0 1---/----",
+            "6,6,6,6/6,6,6,4 S 2/0 ----/----", // impossible, but readable
+        ] {
+            let n: Notation = text.parse().unwrap();
+            assert_eq!(n.to_string(), text);
+        }
+        let p = Position::initial();
+        assert!(Notation::from(&p).is(&p));
+        let n: Notation = "6,6,6,6/6,6,6,6 N 0/0 ----/----".parse().unwrap();
+        assert!(!n.is(&p));
+        let n: Notation = "6,6,6,6/6,6,6,4 S 2/0 ----/----".parse().unwrap();
+        assert_eq!(n.position().unwrap_err().code(), "captured-while-locked");
+    }
+}
