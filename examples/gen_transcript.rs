@@ -123,16 +123,28 @@ impl Naive {
 
     fn totals(&self) -> [u32; 2] {
         if self.bug == Bug::SweepSwapped {
-            return [self.captured[0] + self.row(1), self.captured[1] + self.row(0)];
+            return [
+                self.captured[0] + self.row(1),
+                self.captured[1] + self.row(0),
+            ];
         }
-        [self.captured[0] + self.row(0), self.captured[1] + self.row(1)]
+        [
+            self.captured[0] + self.row(0),
+            self.captured[1] + self.row(1),
+        ]
     }
 
     fn notation(&self) -> String {
         let p = self.pits.map(|n| n.to_string());
         let used = |s: usize| -> String {
             (0..4)
-                .map(|k| if self.used[s][k] { char::from(b'1' + k as u8) } else { '-' })
+                .map(|k| {
+                    if self.used[s][k] {
+                        char::from(b'1' + k as u8)
+                    } else {
+                        '-'
+                    }
+                })
                 .collect()
         };
         format!(
@@ -168,11 +180,21 @@ impl Rng {
 }
 
 fn list(items: impl IntoIterator<Item = String>) -> String {
-    items.into_iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
+    items
+        .into_iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One ply as a line of JSON.
-fn ply_line(mv: &str, after: &str, legal: &[String], captures: &[(String, u32)], end: Option<[u32; 2]>) -> String {
+fn ply_line(
+    mv: &str,
+    after: &str,
+    legal: &[String],
+    captures: &[(String, u32)],
+    end: Option<[u32; 2]>,
+) -> String {
     let caps: Vec<String> = captures
         .iter()
         .map(|(p, n)| format!("{{\"pit\": \"{p}\", \"stones\": {n}}}"))
@@ -205,8 +227,14 @@ fn naive_game(bug: Bug, seed: u64, max: usize) -> Vec<String> {
         lines.push(ply_line(
             NAMES[pit],
             &game.notation(),
-            &legal.iter().map(|&i| NAMES[i].to_owned()).collect::<Vec<_>>(),
-            &captures.iter().map(|&(p, n)| (NAMES[p].to_owned(), n)).collect::<Vec<_>>(),
+            &legal
+                .iter()
+                .map(|&i| NAMES[i].to_owned())
+                .collect::<Vec<_>>(),
+            &captures
+                .iter()
+                .map(|&(p, n)| (NAMES[p].to_owned(), n))
+                .collect::<Vec<_>>(),
             over.then(|| game.totals()),
         ));
         if over {
@@ -232,14 +260,22 @@ fn reference_game(start: Position, seed: u64, max: usize) -> Vec<String> {
             &pit.to_string(),
             &game.current().to_string(),
             &legal.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            &report.captures.iter().map(|c| (c.pit.to_string(), u32::from(c.stones))).collect::<Vec<_>>(),
+            &report
+                .captures
+                .iter()
+                .map(|c| (c.pit.to_string(), u32::from(c.stones)))
+                .collect::<Vec<_>>(),
             report.end.map(|e| e.totals.map(u32::from)),
         ));
     }
     lines
 }
 
-fn transcript(engine: &str, version: &str, games: &[(String, Option<String>, Vec<String>)]) -> String {
+fn transcript(
+    engine: &str,
+    version: &str,
+    games: &[(String, Option<String>, Vec<String>)],
+) -> String {
     let mut out = format!(
         "{{\n  \"format\": \"kpe-transcript\",\n  \"version\": 1,\n  \"engine\": {{\"name\": \"{engine}\", \"version\": \"{version}\"}},\n  \"profile\": \"default\",\n  \"games\": [\n"
     );
@@ -264,8 +300,10 @@ fn transcript(engine: &str, version: &str, games: &[(String, Option<String>, Vec
 fn first_divergence(engine: &str, plies: &[String]) -> Option<u64> {
     let text = transcript(engine, "0", &[("g".to_owned(), None, plies.to_vec())]);
     let mut sink = JsonSink::new(Vec::new());
-    check_transcript_reader("generated", text.as_bytes(), &mut sink).expect("generated transcripts are well-formed");
-    let json: serde_json::Value = serde_json::from_slice(&sink.into_inner()).expect("the report is JSON");
+    check_transcript_reader("generated", text.as_bytes(), &mut sink)
+        .expect("generated transcripts are well-formed");
+    let json: serde_json::Value =
+        serde_json::from_slice(&sink.into_inner()).expect("the report is JSON");
     json["units"][0]["divergence"]["ply"].as_u64()
 }
 
@@ -280,7 +318,9 @@ fn sample(bug: Bug, complete: bool) -> Vec<(String, Option<String>, Vec<String>)
         let plies = naive_game(bug, seed, 150);
         let finished = plies.last().is_some_and(|l| l.contains("game_over"));
         let diverges_at = first_divergence("naive-kpe", &plies);
-        let clean_plies = diverges_at.map_or(plies.len(), |ply| ply as usize - 1).min(16);
+        let clean_plies = diverges_at
+            .map_or(plies.len(), |ply| ply as usize - 1)
+            .min(16);
         if clean.is_none() && clean_plies >= 6 {
             clean = Some((format!("seed-{seed}"), None, plies[..clean_plies].to_vec()));
         }
@@ -288,7 +328,11 @@ fn sample(bug: Bug, complete: bool) -> Vec<(String, Option<String>, Vec<String>)
             && (finished || !complete)
         {
             let size = if complete { plies.len() as u64 } else { ply };
-            let keep = if complete { plies.len() } else { (ply as usize + 2).min(plies.len()) };
+            let keep = if complete {
+                plies.len()
+            } else {
+                (ply as usize + 2).min(plies.len())
+            };
             divergent.push((seed, size, plies[..keep].to_vec()));
         }
     }
@@ -328,18 +372,25 @@ fn main() {
             break;
         }
     }
-    games.push(("chase".to_owned(), Some(chase.to_string()), reference_game(chase, 5, 12)));
-    write("conforming.json", transcript("kpe-reference", env!("CARGO_PKG_VERSION"), &games));
+    games.push((
+        "chase".to_owned(),
+        Some(chase.to_string()),
+        reference_game(chase, 5, 12),
+    ));
+    write(
+        "conforming.json",
+        transcript("kpe-reference", env!("CARGO_PKG_VERSION"), &games),
+    );
 
     let cases = [
-        ("skip-origin.json", "0.1 (skips the origin pit)", Bug::SkipsOrigin, false),
-        ("capture-while-locked.json", "0.1 (ignores the opening lock)", Bug::CapturesWhileLocked, false),
-        ("chain-past-row.json", "0.1 (chain runs into its own row)", Bug::ChainPastRow, false),
-        ("no-feeding.json", "0.1 (does not feed)", Bug::NoFeeding, false),
-        ("wrong-sweep.json", "0.1 (sweeps each row to the wrong player)", Bug::SweepSwapped, true),
+        ("skip-origin.json", Bug::SkipsOrigin, false),
+        ("capture-while-locked.json", Bug::CapturesWhileLocked, false),
+        ("chain-past-row.json", Bug::ChainPastRow, false),
+        ("no-feeding.json", Bug::NoFeeding, false),
+        ("wrong-sweep.json", Bug::SweepSwapped, true),
     ];
-    for (name, version, bug, complete) in cases {
-        write(name, transcript("naive-kpe", version, &sample(bug, complete)));
+    for (name, bug, complete) in cases {
+        write(name, transcript("naive-kpe", "0.1", &sample(bug, complete)));
     }
 
     // naive-kpe without its bug agrees with the reference rules.

@@ -98,7 +98,9 @@ fn main() -> ExitCode {
         // transcript mode, so exit codes and reports stay the same.
         // ------------------------------------------------------------------
         FileKind::EngineManifest => match kpe::live::LiveOptions::from_env() {
-            Ok(options) => kpe::live::check_manifest_file(&cli.file, &options, &mut out, &mut io::stderr()),
+            Ok(options) => {
+                kpe::live::check_manifest_file(&cli.file, &options, &mut out, &mut io::stderr())
+            }
             Err(e) => return fail(&e),
         },
     };

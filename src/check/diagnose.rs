@@ -43,7 +43,10 @@ pub(crate) const fn switch_rule(switch: Switch) -> &'static str {
 
 /// How many switches two profiles set differently.
 pub(crate) fn distance(a: Profile, b: Profile) -> usize {
-    Switch::ALL.iter().filter(|&&s| a.has(s) != b.has(s)).count()
+    Switch::ALL
+        .iter()
+        .filter(|&&s| a.has(s) != b.has(s))
+        .count()
 }
 
 /// The profiles of `candidates` closest to `claimed` (fewest switches
@@ -71,7 +74,12 @@ pub(crate) fn profile_list(profiles: &[Profile]) -> String {
 
 /// Builds the report of a ply that did not match: `check` is the game just
 /// before the ply.
-pub(crate) fn diagnose(check: &GameCheck, claim: &Ply, mismatch: Mismatch, ctx: &Context<'_>) -> Divergence {
+pub(crate) fn diagnose(
+    check: &GameCheck,
+    claim: &Ply,
+    mismatch: Mismatch,
+    ctx: &Context<'_>,
+) -> Divergence {
     let claimed_profile = check.profile;
     let before = check.position;
     let (legal, result) = check.answer(claim.mv, true);
@@ -93,11 +101,19 @@ pub(crate) fn diagnose(check: &GameCheck, claim: &Ply, mismatch: Mismatch, ctx: 
             .collect();
         let mut diff = field_diff(field, check, claim, &legal, &result);
         let near = closest(claimed_profile, &explained);
+        if let (Mismatch::MOVE, Err(refusal)) = (field, &result) {
+            // A refused move is decided by its reason's rule in any case.
+            diff.rules.insert(refusal.reason.rule());
+        }
         if near.is_empty() {
-            diff.rules = heuristic_rules(field, check, claim, &legal, &result);
+            diff.rules
+                .extend(heuristic_rules(field, check, claim, &legal, &result));
         } else {
             for p in &near {
-                for s in Switch::ALL.iter().filter(|&&s| p.has(s) != claimed_profile.has(s)) {
+                for s in Switch::ALL
+                    .iter()
+                    .filter(|&&s| p.has(s) != claimed_profile.has(s))
+                {
                     diff.rules.insert(switch_rule(*s));
                 }
             }
@@ -117,7 +133,9 @@ pub(crate) fn diagnose(check: &GameCheck, claim: &Ply, mismatch: Mismatch, ctx: 
             if mismatch.has(Mismatch::AFTER)
                 && let Err(e) = claim.after.position()
             {
-                notes.push(format!("the claimed position could not occur in any game: {e}"));
+                notes.push(format!(
+                    "the claimed position could not occur in any game: {e}"
+                ));
             }
         }
     }
@@ -154,7 +172,11 @@ fn moves_text(moves: &[Pit]) -> String {
     let mut sorted = moves.to_vec();
     sorted.sort();
     sorted.dedup();
-    sorted.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+    sorted
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn captures_text(captures: &[Capture]) -> String {
@@ -190,12 +212,20 @@ fn field_diff(
             } else {
                 moves_text(legal)
             };
-            FieldDiff::new("legal", expected, moves_text(claim.legal.as_deref().unwrap_or_default()))
+            FieldDiff::new(
+                "legal",
+                expected,
+                moves_text(claim.legal.as_deref().unwrap_or_default()),
+            )
         }
         Mismatch::MOVE => {
             let expected = match result {
                 Err(Refusal { end: Some(end), .. }) => {
-                    format!("no move: the game is over ({}, {})", end.reason, end.reason.rule())
+                    format!(
+                        "no move: the game is over ({}, {})",
+                        end.reason,
+                        end.reason.rule()
+                    )
                 }
                 _ => format!("one of the legal moves: {}", moves_text(legal)),
             };
@@ -246,7 +276,11 @@ fn position_details(after: &Position, claim: &Ply) -> Vec<FieldDiff> {
         }
     }
     if !expected.is_empty() {
-        details.push(FieldDiff::new("after.pits", expected.join(", "), claimed.join(", ")));
+        details.push(FieldDiff::new(
+            "after.pits",
+            expected.join(", "),
+            claimed.join(", "),
+        ));
     }
     let captured = [after.captured(Player::South), after.captured(Player::North)];
     if setup.captured != captured.map(u32::from) {
@@ -263,7 +297,8 @@ fn position_details(after: &Position, claim: &Ply) -> Vec<FieldDiff> {
             setup.to_move.to_string(),
         ));
     }
-    let expected_used = used_text(|pl, k| after.has_used(Pit::of(pl, k).expect("pit numbers 1..4")));
+    let expected_used =
+        used_text(|pl, k| after.has_used(Pit::of(pl, k).expect("pit numbers 1..4")));
     let claimed_used = used_text(|pl, k| setup.used[pl.index()][usize::from(k) - 1]);
     if expected_used != claimed_used {
         details.push(FieldDiff::new("after.used", expected_used, claimed_used));
@@ -377,9 +412,9 @@ fn heuristic_rules(
                 rules.insert("SOW-1");
             }
             let used_differs = Player::BOTH.iter().any(|&pl| {
-                pl.pits()
-                    .iter()
-                    .any(|&p| setup.used[pl.index()][usize::from(p.number()) - 1] != after.has_used(p))
+                pl.pits().iter().any(|&p| {
+                    setup.used[pl.index()][usize::from(p.number()) - 1] != after.has_used(p)
+                })
             });
             if used_differs {
                 rules.insert("LOCK-2");
@@ -523,7 +558,9 @@ fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -
     let mut long_moves = check.history.moves.clone();
     long_moves.push(claim.mv);
     let long = (check.history.start, long_moves);
-    let (start, moves) = if long.1.len() > 1 && replay(short.0, &short.1, profile) != replay(long.0, &long.1, profile) {
+    let (start, moves) = if long.1.len() > 1
+        && replay(short.0, &short.1, profile) != replay(long.0, &long.1, profile)
+    {
         long
     } else {
         short
@@ -534,7 +571,12 @@ fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -
         result: claim.game_over.is_some() || claim.totals.is_some(),
     };
     let answers: Vec<(Profile, Expectation)> = Profile::all()
-        .map(|p| (p, expectation(&replay(start, &moves, p), moves.len(), claims)))
+        .map(|p| {
+            (
+                p,
+                expectation(&replay(start, &moves, p), moves.len(), claims),
+            )
+        })
         .collect();
     let mine = answers
         .iter()
@@ -617,7 +659,11 @@ fn expectation(replay: &Replay, plies: usize, claims: Claims) -> Expectation {
 
 /// The fewest switches to pin so that every profile the scenario admits
 /// gives the same expectations as `claimed`.
-fn pin(claimed: Profile, answers: &[(Profile, Expectation)], mine: &Expectation) -> BTreeMap<SwitchName, bool> {
+fn pin(
+    claimed: Profile,
+    answers: &[(Profile, Expectation)],
+    mine: &Expectation,
+) -> BTreeMap<SwitchName, bool> {
     let mut subsets: Vec<u8> = (0..32).collect();
     subsets.sort_by_key(|s| (s.count_ones(), *s));
     for subset in subsets {
@@ -654,7 +700,11 @@ pub(crate) fn slug(text: &str) -> String {
     while out.ends_with('-') {
         out.pop();
     }
-    if out.is_empty() { "divergence".to_owned() } else { out }
+    if out.is_empty() {
+        "divergence".to_owned()
+    } else {
+        out
+    }
 }
 
 #[cfg(test)]

@@ -105,13 +105,18 @@ impl InputError {
     }
 
     /// Turns a JSON error into an input error.
-    pub(crate) fn from_json(file: &str, error: serde_path_to_error::Error<serde_json::Error>) -> InputError {
+    pub(crate) fn from_json(
+        file: &str,
+        error: serde_path_to_error::Error<serde_json::Error>,
+    ) -> InputError {
         let path = error.path().to_string();
         let inner = error.into_inner();
         let (line, column) = (inner.line(), inner.column());
         if inner.is_io() {
             let io: io::Error = inner.into();
-            if let Some(TooLong { what, line, column }) = io.get_ref().and_then(|e| e.downcast_ref::<TooLong>()) {
+            if let Some(TooLong { what, line, column }) =
+                io.get_ref().and_then(|e| e.downcast_ref::<TooLong>())
+            {
                 return InputError {
                     file: file.to_owned(),
                     kind: InputErrorKind::TooLong {
@@ -326,11 +331,17 @@ mod tests {
         text.extend(std::iter::repeat_n(b'x', MAX_TOKEN_BYTES + 1));
         let err = read_all(&text).unwrap_err();
         let too_long = err.get_ref().unwrap().downcast_ref::<TooLong>().unwrap();
-        assert_eq!((too_long.what, too_long.line, too_long.column), ("string", 2, 8));
+        assert_eq!(
+            (too_long.what, too_long.line, too_long.column),
+            ("string", 2, 8)
+        );
         let mut text = b"[1, ".to_vec();
         text.extend(std::iter::repeat_n(b'9', MAX_TOKEN_BYTES + 1));
         let err = read_all(&text).unwrap_err();
         let too_long = err.get_ref().unwrap().downcast_ref::<TooLong>().unwrap();
-        assert_eq!((too_long.what, too_long.line, too_long.column), ("number", 1, 5));
+        assert_eq!(
+            (too_long.what, too_long.line, too_long.column),
+            ("number", 1, 5)
+        );
     }
 }

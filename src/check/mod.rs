@@ -40,8 +40,8 @@
 mod diagnose;
 mod input;
 mod oracle;
-mod reading;
 mod reader;
+mod reading;
 mod render;
 mod report;
 mod rules;
@@ -52,7 +52,7 @@ pub use reader::{
     CheckError, TranscriptFile, check_transcript_file, check_transcript_reader, file_kind,
     file_kind_of_reader,
 };
-pub use reading::{Recheck, Reading, name_reading, switch_summary};
+pub use reading::{Reading, Recheck, name_reading, switch_summary};
 pub use render::{HumanSink, JsonSink, JunitSink, Sink, Tee};
 pub use report::{Divergence, FieldDiff, Run, RunKind, Summary, UnitResult};
 pub use rules::{RULE_IDS, RuleSet, rule_title};

@@ -54,7 +54,11 @@ pub(crate) struct Refusal {
 }
 
 /// Compares a claim with the rules' answer, field by field.
-pub(crate) fn compare(claim: &Ply, legal: Option<&Moves>, result: &Result<(Position, Report), Refusal>) -> Mismatch {
+pub(crate) fn compare(
+    claim: &Ply,
+    legal: Option<&Moves>,
+    result: &Result<(Position, Report), Refusal>,
+) -> Mismatch {
     let mut m = Mismatch::default();
     if let (Some(claimed), Some(legal)) = (&claim.legal, legal)
         && !same_moves(claimed, legal)
@@ -125,7 +129,8 @@ impl History {
     }
 
     fn push(&mut self, mv: Pit, next: Position) {
-        let same_stretch = next.captured(crate::Player::South) == self.start.captured(crate::Player::South)
+        let same_stretch = next.captured(crate::Player::South)
+            == self.start.captured(crate::Player::South)
             && next.captured(crate::Player::North) == self.start.captured(crate::Player::North)
             && crate::Player::BOTH.iter().all(|&pl| {
                 pl.pits()
@@ -163,7 +168,11 @@ impl GameCheck {
 
     /// The rules' answer to `mv` now under the game's own profile; the legal
     /// moves only when asked for.
-    pub(crate) fn answer(&self, mv: Pit, with_legal: bool) -> (Option<Moves>, Result<(Position, Report), Refusal>) {
+    pub(crate) fn answer(
+        &self,
+        mv: Pit,
+        with_legal: bool,
+    ) -> (Option<Moves>, Result<(Position, Report), Refusal>) {
         self.answer_under(self.profile, mv, with_legal)
     }
 

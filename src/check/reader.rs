@@ -13,8 +13,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::position::Position;
 use crate::profile::Profile;
@@ -127,7 +127,11 @@ fn kind_of<R: Read>(source: &str, reader: Guarded<R>) -> Result<FileKind, InputE
             "format",
             0,
             0,
-            format!("unknown format `{}`: expected {}", other.escape_debug(), accepted_formats()),
+            format!(
+                "unknown format `{}`: expected {}",
+                other.escape_debug(),
+                accepted_formats()
+            ),
         )),
     }
 }
@@ -156,7 +160,11 @@ impl<'de> Visitor<'de> for FormatSniffer<'_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a JSON object with a \"format\" field: {}", accepted_formats())
+        write!(
+            f,
+            "a JSON object with a \"format\" field: {}",
+            accepted_formats()
+        )
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
@@ -238,13 +246,21 @@ impl<H: Handler> Walk<'_, H> {
 }
 
 /// Walks a transcript from `reader`, calling `handler`.
-fn walk<H: Handler, R: Read>(source: &str, reader: Guarded<R>, handler: &mut H) -> Result<(), CheckError> {
-    let mut w = Walk { handler, abort: None };
+fn walk<H: Handler, R: Read>(
+    source: &str,
+    reader: Guarded<R>,
+    handler: &mut H,
+) -> Result<(), CheckError> {
+    let mut w = Walk {
+        handler,
+        abort: None,
+    };
     let mut de = serde_json::Deserializer::from_reader(reader);
     let result = tracked(&mut de, TopSeed(&mut w)).and_then(|()| {
         // Nothing but whitespace may follow the object.
-        de.end()
-            .map_err(|e| serde_path_to_error::Error::new(serde_path_to_error::Track::new().path(), e))
+        de.end().map_err(|e| {
+            serde_path_to_error::Error::new(serde_path_to_error::Track::new().path(), e)
+        })
     });
     match (w.abort, result) {
         (Some(Abort::Output(e)), _) => Err(CheckError::Output(e)),
@@ -460,9 +476,11 @@ impl<'de, H: Handler> Visitor<'de> for GameSeed<'_, '_, H> {
                              must come before its `plies`",
                         ));
                     };
-                    let r = walk
-                        .handler
-                        .begin_game(self.index, id, start.unwrap_or_else(Position::initial));
+                    let r = walk.handler.begin_game(
+                        self.index,
+                        id,
+                        start.unwrap_or_else(Position::initial),
+                    );
                     walk.call(r)?;
                     map.next_value_seed(PliesSeed(&mut *walk))?;
                     let r = walk.handler.end_game();
@@ -643,7 +661,11 @@ fn main_pass<R: Read>(
 ///
 /// [`CheckError::Input`] for bad input (after telling `sink`), and
 /// [`CheckError::Output`] when `sink` fails.
-pub fn check_transcript_reader(source: &str, reader: impl Read, sink: &mut dyn Sink) -> Result<Summary, CheckError> {
+pub fn check_transcript_reader(
+    source: &str,
+    reader: impl Read,
+    sink: &mut dyn Sink,
+) -> Result<Summary, CheckError> {
     let (summary, _) = main_pass(source, Guarded::new(reader), sink)?;
     sink.finish(&summary).map_err(CheckError::Output)?;
     Ok(summary)

@@ -51,6 +51,27 @@ impl Reading {
         !self.conforms_under.is_empty()
     }
 
+    /// When the explaining profiles are exactly those that agree on some
+    /// switches, whatever the others: the switches left free (the readings
+    /// the units do not tell apart).
+    #[must_use]
+    pub fn free_switches(&self) -> Option<Vec<Switch>> {
+        let first = *self.conforms_under.first()?;
+        let fixed: Vec<Switch> = Switch::ALL
+            .into_iter()
+            .filter(|&s| self.conforms_under.iter().all(|p| p.has(s) == first.has(s)))
+            .collect();
+        let cube = Profile::all()
+            .filter(|p| fixed.iter().all(|&s| p.has(s) == first.has(s)))
+            .count();
+        (cube == self.conforms_under.len()).then(|| {
+            Switch::ALL
+                .into_iter()
+                .filter(|s| !fixed.contains(s))
+                .collect()
+        })
+    }
+
     /// The explaining profiles that change the fewest switches.
     #[must_use]
     pub fn closest(&self) -> Vec<Profile> {
@@ -75,7 +96,14 @@ impl fmt::Display for Reading {
             write!(f, " ({})", switch_summary(self.claimed, *only))?;
         }
         let more = self.conforms_under.len() - near.len();
-        if more > 0 {
+        if let Some(free) = self.free_switches().filter(|f| !f.is_empty()) {
+            let names: Vec<&str> = free.iter().map(|s| s.reading()).collect();
+            write!(
+                f,
+                ", whatever the readings {}, which these games do not tell apart",
+                names.join(", ")
+            )?;
+        } else if more > 0 {
             write!(
                 f,
                 "; also under {more} other profile{}",
@@ -132,7 +160,10 @@ fn reading_text(switch: Switch, on: bool) -> &'static str {
 /// # Errors
 ///
 /// The first error of a re-run.
-pub fn name_reading<R: Recheck + ?Sized>(claimed: Profile, units: &mut R) -> Result<Reading, R::Error> {
+pub fn name_reading<R: Recheck + ?Sized>(
+    claimed: Profile,
+    units: &mut R,
+) -> Result<Reading, R::Error> {
     let others: Vec<Profile> = Profile::all().filter(|&p| p != claimed).collect();
     let verdicts = units.conforms_under_each(&others)?;
     let mut conforms_under: Vec<Profile> = others
@@ -168,13 +199,45 @@ mod tests {
         let mut units = Fixed(vec![p("skip-origin,strict-lock"), p("skip-origin")], 0);
         let reading = name_reading(Profile::DEFAULT, &mut units).unwrap();
         assert_eq!(units.1, 31, "every other profile is tried once");
-        assert_eq!(reading.conforms_under, vec![p("skip-origin"), p("skip-origin,strict-lock")]);
+        assert_eq!(
+            reading.conforms_under,
+            vec![p("skip-origin"), p("skip-origin,strict-lock")]
+        );
+        assert_eq!(reading.free_switches(), Some(vec![Switch::StrictLock]));
+        let mut units = Fixed(
+            vec![
+                p("skip-origin,strict-lock"),
+                p("strict-lock,feed-after-capture"),
+                p("skip-origin"),
+            ],
+            0,
+        );
+        let reading = name_reading(Profile::DEFAULT, &mut units).unwrap();
         assert_eq!(
             reading.to_string(),
-            "conforms under: skip-origin (I1: a sowing of 8+ stones skips its origin pit); also under 1 other profile"
+            "conforms under: skip-origin (I1: a sowing of 8+ stones skips its origin pit); also under 2 other profiles"
         );
+        assert_eq!(reading.free_switches(), None);
+        let cube: Vec<Profile> = Profile::all()
+            .filter(|p| p.has(Switch::SkipOrigin) && !p.has(Switch::StrictLock))
+            .collect();
+        let reading = name_reading(Profile::DEFAULT, &mut Fixed(cube, 0)).unwrap();
+        assert_eq!(
+            reading.free_switches(),
+            Some(vec![
+                Switch::FeedAfterCapture,
+                Switch::EndWhenUnfeedable,
+                Switch::EndOnRepetition
+            ])
+        );
+        assert!(reading.to_string().ends_with(
+            "origin pit), whatever the readings I3, I4, I5, which these games do not tell apart"
+        ));
         let none = name_reading(Profile::DEFAULT, &mut Fixed(vec![], 0)).unwrap();
         assert!(!none.explained());
-        assert!(none.to_string().starts_with("no documented reading explains it"));
+        assert!(
+            none.to_string()
+                .starts_with("no documented reading explains it")
+        );
     }
 }

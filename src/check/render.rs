@@ -132,13 +132,20 @@ pub(crate) fn divergence_text(unit: &UnitResult, d: &Divergence) -> String {
     if let Some(mv) = d.mv {
         let _ = writeln!(s, "\n  {HEAD}move{HEAD:#}  {mv}");
     }
-    let _ = writeln!(s, "\n  {HEAD}differences{HEAD:#} (expected by the rules, claimed by the engine)");
+    let _ = writeln!(
+        s,
+        "\n  {HEAD}differences{HEAD:#} (expected by the rules, claimed by the engine)"
+    );
     for field in &d.fields {
         field_text(&mut s, field, 4);
     }
     let _ = writeln!(s, "\n  {HEAD}rules{HEAD:#}");
     for id in d.rules.iter() {
-        let _ = writeln!(s, "    {id:<7} {DIM}{}{DIM:#}", rule_title(id).unwrap_or_default());
+        let _ = writeln!(
+            s,
+            "    {id:<7} {DIM}{}{DIM:#}",
+            rule_title(id).unwrap_or_default()
+        );
     }
     for note in &d.notes {
         let _ = writeln!(s, "  {HEAD}note{HEAD:#}  {note}");
@@ -163,7 +170,11 @@ fn field_text(s: &mut String, field: &FieldDiff, indent: usize) {
         format!("   [{}]", field.rules)
     };
     let _ = writeln!(s, "{pad}{HEAD}{}{HEAD:#}{rules}", field.field);
-    let _ = writeln!(s, "{pad}  expected  {EXPECTED}{}{EXPECTED:#}", field.expected);
+    let _ = writeln!(
+        s,
+        "{pad}  expected  {EXPECTED}{}{EXPECTED:#}",
+        field.expected
+    );
     let _ = writeln!(s, "{pad}  claimed   {CLAIMED}{}{CLAIMED:#}", field.claimed);
     for detail in &field.details {
         field_text(s, detail, indent + 2);
@@ -202,9 +213,19 @@ pub(crate) fn summary_text(summary: &Summary, kind: RunKind) -> String {
         }
     );
     if let Some(reading) = &summary.reading {
-        let _ = writeln!(s, "{HEAD}reading{HEAD:#}: claimed {}, but {reading}", reading.claimed);
-        if reading.conforms_under.len() > reading.closest().len() {
-            let all: Vec<String> = reading.conforms_under.iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            s,
+            "{HEAD}reading{HEAD:#}: claimed {}, but {reading}",
+            reading.claimed
+        );
+        if reading.conforms_under.len() > reading.closest().len()
+            && reading.free_switches().is_none()
+        {
+            let all: Vec<String> = reading
+                .conforms_under
+                .iter()
+                .map(ToString::to_string)
+                .collect();
             let _ = writeln!(s, "  every profile that explains it: {}", all.join(" | "));
         }
     }
@@ -349,7 +370,9 @@ impl<W: Write> Sink for JsonSink<W> {
         }
         let mut e = serde_json::json!({"code": error.code(), "file": error.file, "message": error.to_string()});
         match &error.kind {
-            super::input::InputErrorKind::Json { path, line, column, .. } => {
+            super::input::InputErrorKind::Json {
+                path, line, column, ..
+            } => {
                 e["path"] = path.as_str().into();
                 e["line"] = (*line).into();
                 e["column"] = (*column).into();
@@ -408,7 +431,8 @@ impl Sink for JunitSink {
             self.engine = format!("{} {}", e.name, e.version);
         }
         self.suite = TestSuite::new(format!("kpe-check {} ({})", run.source, run.profile));
-        self.suite.add_property(("profile", run.profile.to_string().as_str()));
+        self.suite
+            .add_property(("profile", run.profile.to_string().as_str()));
         Ok(())
     }
 
@@ -422,7 +446,9 @@ impl Sink for JunitSink {
                 let at = d.ply.map(|p| format!("ply {p}: ")).unwrap_or_default();
                 status.set_message(format!("{at}{} differs ({})", fields.join(", "), d.rules));
                 status.set_type(d.rules.to_string());
-                status.set_description(anstream::adapter::strip_str(&divergence_text(unit, d)).to_string());
+                status.set_description(
+                    anstream::adapter::strip_str(&divergence_text(unit, d)).to_string(),
+                );
                 status
             }
         };
@@ -433,7 +459,8 @@ impl Sink for JunitSink {
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        let text = anstream::adapter::strip_str(&summary_text(summary, RunKind::Transcript)).to_string();
+        let text =
+            anstream::adapter::strip_str(&summary_text(summary, RunKind::Transcript)).to_string();
         self.write(text)
     }
 

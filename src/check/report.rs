@@ -67,7 +67,12 @@ pub enum Verdict {
 impl UnitResult {
     /// A unit that conformed over `plies` plies.
     #[must_use]
-    pub fn conforming(kind: &'static str, id: String, location: Option<String>, plies: u64) -> UnitResult {
+    pub fn conforming(
+        kind: &'static str,
+        id: String,
+        location: Option<String>,
+        plies: u64,
+    ) -> UnitResult {
         UnitResult {
             kind,
             id,
@@ -159,7 +164,11 @@ pub struct FieldDiff {
 impl FieldDiff {
     /// A difference in `field`.
     #[must_use]
-    pub fn new(field: impl Into<String>, expected: impl Into<String>, claimed: impl Into<String>) -> FieldDiff {
+    pub fn new(
+        field: impl Into<String>,
+        expected: impl Into<String>,
+        claimed: impl Into<String>,
+    ) -> FieldDiff {
         FieldDiff {
             field: field.into(),
             expected: expected.into(),

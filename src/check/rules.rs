@@ -12,13 +12,19 @@ pub const RULE_IDS: [(&str, &str); 29] = [
     ("BOARD-2", "each player owns the row in front of them"),
     ("BOARD-3", "six stones per pit, 48 in all"),
     ("BOARD-4", "pit names and the sowing order"),
-    ("BOARD-5", "South moves first; a position records whose turn it is"),
+    (
+        "BOARD-5",
+        "South moves first; a position records whose turn it is",
+    ),
     ("MOVE-1", "a move starts from one of the mover's own pits"),
     ("MOVE-2", "the pit must hold at least one stone"),
     ("MOVE-3", "no move once the game is over"),
     ("SOW-1", "players alternate, one move per turn"),
     ("SOW-2", "the mover takes up every stone of the pit"),
-    ("SOW-3", "one stone into each following pit, counter-clockwise"),
+    (
+        "SOW-3",
+        "one stone into each following pit, counter-clockwise",
+    ),
     (
         "SOW-4",
         "8+ stones come back to the origin pit (I1: sown, or skipped under skip-origin)",
@@ -52,7 +58,10 @@ pub const RULE_IDS: [(&str, &str); 29] = [
         "CAP-4",
         "captured stones leave the board and count for the capturer",
     ),
-    ("FEED-1", "an opponent with an empty row must be fed if possible"),
+    (
+        "FEED-1",
+        "an opponent with an empty row must be fed if possible",
+    ),
     (
         "FEED-2",
         "what feeds (I3: sowing into their row, or a stone left after captures)",
@@ -65,12 +74,18 @@ pub const RULE_IDS: [(&str, &str); 29] = [
         "END-1",
         "the game ends when the player to move has no legal move",
     ),
-    ("END-2", "at the end each player takes the stones on their side"),
+    (
+        "END-2",
+        "at the end each player takes the stones on their side",
+    ),
     (
         "END-3",
         "repetition (I5: no rule, or the game ends at the first recurrence)",
     ),
-    ("RES-1", "a total is captured plus swept stones; totals make 48"),
+    (
+        "RES-1",
+        "a total is captured plus swept stones; totals make 48",
+    ),
     ("RES-2", "the larger total wins"),
     ("RES-3", "24-24 is a draw"),
 ];

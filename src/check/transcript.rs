@@ -158,10 +158,9 @@ impl Notation {
                 .all(|&p| s.pits[p.index()] == u32::from(position.stones(p)))
             && Player::BOTH.iter().all(|&pl| {
                 s.captured[pl.index()] == u32::from(position.captured(pl))
-                    && pl
-                        .pits()
-                        .iter()
-                        .all(|&p| s.used[pl.index()][usize::from(p.number()) - 1] == position.has_used(p))
+                    && pl.pits().iter().all(|&p| {
+                        s.used[pl.index()][usize::from(p.number()) - 1] == position.has_used(p)
+                    })
             })
     }
 }

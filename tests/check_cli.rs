@@ -1,0 +1,700 @@
+//! `kpe-check` on transcripts: exit codes, the three report formats, every
+//! class of bad input, naming the reading, the sample transcripts, the
+//! scenarios it prints, and the committed transcript schema.
+//!
+//! Regenerate `spec/transcript.schema.json` with
+//! `UPDATE_SCHEMAS=1 cargo test --test check_cli schema`; accept a changed
+//! report snapshot with `cargo insta review`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use kpe::check::{
+    InputErrorKind, JsonSink, Run, Sink, Summary, UnitResult, check_transcript_reader,
+};
+use kpe::scenario::{Reference, Subject, parse_file};
+use kpe::{Game, Pit, Position, Profile};
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn kpe_check() -> Command {
+    let mut cmd = Command::cargo_bin("kpe-check").expect("the kpe-check binary is built");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    cmd
+}
+
+fn example(name: &str) -> String {
+    format!("examples/transcripts/{name}")
+}
+
+/// A transcript file in a fresh temporary directory.
+struct Temp {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn temp_file(contents: &[u8]) -> Temp {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("transcript.json");
+    std::fs::write(&path, contents).expect("the file is written");
+    Temp { _dir: dir, path }
+}
+
+const HEADER: &str =
+    r#""format": "kpe-transcript", "version": 1, "engine": {"name": "t", "version": "1"}"#;
+
+/// A transcript with the given games (a JSON array's contents).
+fn transcript(games: &str) -> String {
+    format!("{{{HEADER}, \"games\": [{games}]}}")
+}
+
+/// Runs kpe-check with `--format json` and returns the exit code and report.
+fn json_report(path: &Path) -> (i32, Value) {
+    let out = kpe_check()
+        .arg(path)
+        .args(["--format", "json"])
+        .output()
+        .expect("kpe-check runs");
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)));
+    (out.status.code().expect("an exit code"), report)
+}
+
+/// Asserts that `contents` is bad input: exit 2, and stderr contains each
+/// of `needles`.
+fn assert_bad_input(contents: &[u8], needles: &[&str]) {
+    let t = temp_file(contents);
+    let out = kpe_check().arg(&t.path).output().expect("kpe-check runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    for needle in needles {
+        assert!(stderr.contains(needle), "`{needle}` not in: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // The JSON report stays valid and carries the error.
+    let (code, report) = json_report(&t.path);
+    assert_eq!(code, 2);
+    assert!(report["error"]["message"].is_string(), "{report}");
+}
+
+// ---------------------------------------------------------------------------
+// Exit codes and formats
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_conforming_transcript_exits_0() {
+    kpe_check()
+        .arg(example("conforming.json"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "summary: conforms: 3 games checked, 3 conform, 0 diverge",
+        ))
+        .stdout(predicate::str::contains(
+            "✓ game chase (games[2]) conforms (12 plies)",
+        ));
+}
+
+#[test]
+fn a_diverging_transcript_exits_1_with_the_human_report() {
+    let out = kpe_check()
+        .arg(example("skip-origin.json"))
+        .output()
+        .expect("kpe-check runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(!text.contains('\u{1b}'), "piped output has no colour");
+    insta::assert_snapshot!("check_human_report_skip_origin", text);
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let coloured = kpe_check()
+        .arg(example("skip-origin.json"))
+        .args(["--color", "always"])
+        .output()
+        .expect("kpe-check runs");
+    assert!(String::from_utf8_lossy(&coloured.stdout).contains("\u{1b}["));
+    let plain = kpe_check()
+        .arg(example("skip-origin.json"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("kpe-check runs");
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains('\u{1b}'));
+    let never = kpe_check()
+        .arg(example("skip-origin.json"))
+        .args(["--color", "never"])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .expect("kpe-check runs");
+    assert!(!String::from_utf8_lossy(&never.stdout).contains('\u{1b}'));
+}
+
+#[test]
+fn json_output_parses_and_carries_the_divergence() {
+    let (code, report) = json_report(Path::new(&example("skip-origin.json")));
+    assert_eq!(code, 1);
+    assert_eq!(report["format"], "kpe-check-report");
+    assert_eq!(report["run"]["engine"]["name"], "naive-kpe");
+    assert_eq!(report["run"]["profile"], "default");
+    assert_eq!(report["conforms"], false);
+    assert_eq!(report["summary"]["units"], 2);
+    assert_eq!(report["summary"]["diverging"], 1);
+    let unit = &report["units"][1];
+    assert_eq!(unit["verdict"], "diverges");
+    let d = &unit["divergence"];
+    assert_eq!(d["ply"], 3);
+    assert_eq!(d["move"], "S2");
+    assert_eq!(d["rules"], serde_json::json!(["SOW-4"]));
+    assert_eq!(d["fields"][0]["field"], "after");
+    assert_eq!(d["scenario"]["rules"], serde_json::json!(["SOW-4"]));
+    assert_eq!(
+        report["summary"]["reading"]["closest"],
+        serde_json::json!(["skip-origin"])
+    );
+    let (code, report) = json_report(Path::new(&example("conforming.json")));
+    assert_eq!(code, 0);
+    assert_eq!(report["conforms"], true);
+    assert!(report["summary"]["reading"].is_null());
+    assert_eq!(report["units"].as_array().map(Vec::len), Some(3));
+}
+
+#[test]
+fn junit_output_is_well_formed() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let xml_path = dir.path().join("junit.xml");
+    kpe_check()
+        .arg(example("chain-past-row.json"))
+        .arg("--junit")
+        .arg(&xml_path)
+        .assert()
+        .code(1);
+    let xml = std::fs::read_to_string(&xml_path).expect("the JUnit file is written");
+    let report = quick_junit::Report::deserialize_from_str(&xml).expect("well-formed JUnit XML");
+    assert_eq!(report.tests, 2);
+    assert_eq!(report.failures, 1);
+    let suite = &report.test_suites[0];
+    let failed = suite
+        .test_cases
+        .iter()
+        .find(|c| !matches!(c.status, quick_junit::TestCaseStatus::Success { .. }))
+        .expect("one failing case");
+    assert!(xml.contains("CAP-3"), "{xml}");
+    assert!(failed.name.as_str().starts_with("game seed-"));
+    // Bad input gives an error test case, still well-formed.
+    let t = temp_file(b"{");
+    kpe_check()
+        .arg(&t.path)
+        .arg("--junit")
+        .arg(&xml_path)
+        .assert()
+        .code(2);
+    let xml = std::fs::read_to_string(&xml_path).expect("the JUnit file is written");
+    let report = quick_junit::Report::deserialize_from_str(&xml).expect("well-formed JUnit XML");
+    assert_eq!(report.errors, 1);
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_documents_the_exit_codes() {
+    kpe_check().assert().code(2);
+    kpe_check()
+        .args(["x.json", "--format", "yaml"])
+        .assert()
+        .code(2);
+    kpe_check()
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Exit codes:"))
+        .stdout(predicate::str::contains("1  divergences found"));
+}
+
+#[test]
+fn an_engine_manifest_goes_to_the_live_mode() {
+    let t = temp_file(br#"{"format": "kpe-engine", "version": 1}"#);
+    let out = kpe_check().arg(&t.path).output().expect("kpe-check runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("unknown format"), "{stderr}");
+    if stderr.contains("engine manifests: not supported by this build") {
+        assert_eq!(out.status.code(), Some(2));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Bad input: one test per class
+// ---------------------------------------------------------------------------
+
+#[test]
+fn bad_input_malformed_json_gives_line_and_column() {
+    assert_bad_input(
+        format!("{{{HEADER},\n \"games\": [\n  {{\"id\": \"g\", \"plies\": [}}]}}").as_bytes(),
+        &["transcript.json:3:", "expected value"],
+    );
+}
+
+#[test]
+fn bad_input_trailing_characters() {
+    assert_bad_input(
+        format!("{} x", transcript("")).as_bytes(),
+        &["trailing characters"],
+    );
+}
+
+#[test]
+fn bad_input_wrong_type_gives_the_json_path() {
+    assert_bad_input(
+        transcript(r#"{"id": "g", "plies": [{"move": "S1", "after": 7}]}"#).as_bytes(),
+        &["at games[0].plies[0].after", "invalid type: integer `7`"],
+    );
+    assert_bad_input(
+        transcript(r#"{"id": "g", "plies": [{"move": "S5", "after": "x"}]}"#).as_bytes(),
+        &["at games[0].plies[0].move", "`S5` is not a pit"],
+    );
+    assert_bad_input(
+        format!("{{{HEADER}, \"games\": {{}}}}").as_bytes(),
+        &["at games", "expected an array of games"],
+    );
+    assert_bad_input(b"[1, 2]", &["top level", "expected a JSON object"]);
+}
+
+#[test]
+fn bad_input_unknown_and_duplicate_fields() {
+    assert_bad_input(
+        transcript(r#"{"id": "g", "plies": [{"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----", "captured": []}]}"#)
+            .as_bytes(),
+        &["at games[0].plies[0]", "unknown field `captured`"],
+    );
+    assert_bad_input(
+        format!("{{{HEADER}, \"rules\": \"default\", \"games\": []}}").as_bytes(),
+        &["unknown field `rules`"],
+    );
+    assert_bad_input(
+        format!("{{{HEADER}, \"version\": 1, \"games\": []}}").as_bytes(),
+        &["duplicate field `version`"],
+    );
+}
+
+#[test]
+fn bad_input_missing_and_late_fields() {
+    assert_bad_input(
+        br#"{"format": "kpe-transcript", "version": 1, "games": []}"#,
+        &["`games` comes before `engine`"],
+    );
+    assert_bad_input(
+        format!("{{{HEADER}, \"games\": [], \"profile\": \"default\"}}").as_bytes(),
+        &["`profile` comes after `games`"],
+    );
+    assert_bad_input(
+        format!("{{{HEADER}}}").as_bytes(),
+        &["missing field `games`"],
+    );
+    assert_bad_input(
+        transcript(r#"{"plies": [], "id": "g"}"#).as_bytes(),
+        &["at games[0]", "`plies` comes before `id`"],
+    );
+    assert_bad_input(
+        transcript(r#"{"id": "g", "plies": [{"move": "S1"}]}"#).as_bytes(),
+        &["at games[0].plies[0]", "missing field `after`"],
+    );
+    assert_bad_input(
+        transcript(r#"{"id": "g", "plies": [{"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----", "totals": [1, 2]}]}"#)
+            .as_bytes(),
+        &["at games[0].plies[0]", "`totals` is given but not"],
+    );
+}
+
+#[test]
+fn bad_input_impossible_or_malformed_positions() {
+    assert_bad_input(
+        transcript(r#"{"id": "g", "start": "6,6,6,6/6,6,6,5 S 0/0 ----/----", "plies": []}"#)
+            .as_bytes(),
+        &["at games[0].start", "expected 48 (BOARD-3)"],
+    );
+    assert_bad_input(
+        transcript(
+            r#"{"id": "g", "plies": [{"move": "S1", "after": "0,7,7/7,7,7,6 N 0/0 1---/----"}]}"#,
+        )
+        .as_bytes(),
+        &["at games[0].plies[0].after", "column 6"],
+    );
+}
+
+#[test]
+fn bad_input_unknown_format_or_version() {
+    assert_bad_input(
+        br#"{"format": "kpe-game", "version": 1}"#,
+        &[
+            "at format",
+            "unknown format `kpe-game`",
+            "\"kpe-transcript\"",
+            "\"kpe-engine\"",
+        ],
+    );
+    assert_bad_input(br#"{"version": 1}"#, &["missing field `format`"]);
+    assert_bad_input(
+        br#"{"format": "kpe-transcript", "version": 2, "engine": {"name": "t", "version": "1"}, "games": []}"#,
+        &["at version", "unsupported transcript version 2"],
+    );
+    assert_bad_input(
+        br#"{"format": "kpe-transcript", "version": 1e400}"#,
+        &["at version"],
+    );
+}
+
+#[test]
+fn bad_input_empty_file() {
+    assert_bad_input(b"", &["the file holds no JSON"]);
+    assert_bad_input(b" \n\t\n", &["the file holds no JSON"]);
+}
+
+#[test]
+fn bad_input_missing_file_and_directory() {
+    kpe_check()
+        .arg("no/such/file.json")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no/such/file.json: cannot read the file",
+        ));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    kpe_check()
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+}
+
+#[test]
+fn bad_input_huge_string_number_and_nesting() {
+    let limit = kpe::check::MAX_TOKEN_BYTES;
+    let mut text = format!("{{{HEADER}, \"games\": [{{\"id\": \"").into_bytes();
+    text.extend(std::iter::repeat_n(b'g', limit + 10));
+    text.extend(b"\", \"plies\": []}]}");
+    assert_bad_input(&text, &["a string longer than", "starts here"]);
+    let mut text = br#"{"format": "kpe-transcript", "version": "#.to_vec();
+    text.extend(std::iter::repeat_n(b'1', limit + 10));
+    text.extend(b"}");
+    assert_bad_input(&text, &["transcript.json:1:41: a number longer than"]);
+    // Deep nesting never exhausts the stack: skipped values are skipped
+    // without recursion, typed ones fail at their first bracket.
+    let deep = format!(
+        "{{\"x\": {}{}, {HEADER}, \"games\": []}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert_bad_input(
+        deep.as_bytes(),
+        &["transcript.json:1:5: at x: unknown field `x`"],
+    );
+    let deep = format!(
+        "{{\"format\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert_bad_input(deep.as_bytes(), &["at format", "invalid type: sequence"]);
+}
+
+#[test]
+fn a_huge_file_on_one_line_streams_through() {
+    // Many games on a single line, checked one at a time.
+    let game =
+        r#"{"id": "g", "plies": [{"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----"}]}"#;
+    let games = vec![game; 20_000].join(",");
+    let t = temp_file(transcript(&games).as_bytes());
+    kpe_check()
+        .arg(&t.path)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "20000 games checked, 20000 conform",
+        ));
+}
+
+// ---------------------------------------------------------------------------
+// What is reported
+// ---------------------------------------------------------------------------
+
+#[test]
+fn each_sample_mistake_is_flagged_with_its_rule() {
+    for (file, game, rule) in [
+        ("skip-origin.json", 1, "SOW-4"),
+        ("capture-while-locked.json", 1, "LOCK-1"),
+        ("chain-past-row.json", 1, "CAP-3"),
+        ("no-feeding.json", 1, "FEED-1"),
+        ("wrong-sweep.json", 1, "END-2"),
+    ] {
+        let (code, report) = json_report(Path::new(&example(file)));
+        assert_eq!(code, 1, "{file}");
+        let units = report["units"].as_array().expect("units");
+        assert_eq!(units.len(), 2, "{file}");
+        assert_eq!(units[0]["verdict"], "conforms", "{file}");
+        let rules = &units[game]["divergence"]["rules"];
+        assert!(
+            rules
+                .as_array()
+                .is_some_and(|r| r.iter().any(|id| id == rule)),
+            "{file}: {rules} lacks {rule}"
+        );
+    }
+}
+
+#[test]
+fn the_reading_is_named_for_the_skip_origin_engine() {
+    kpe_check()
+        .arg(example("skip-origin.json"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "reading: claimed default, but conforms under: skip-origin (I1: a sowing of 8+ stones skips its origin pit)",
+        ));
+    kpe_check()
+        .arg(example("chain-past-row.json"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "no documented reading explains it",
+        ));
+}
+
+#[test]
+fn a_refused_move_is_a_divergence_with_its_reason() {
+    // A North pit for South (MOVE-1); later, an empty pit (MOVE-2).
+    let mut game = Game::new(Position::initial(), Profile::DEFAULT);
+    let mut plies = Vec::new();
+    let empty = loop {
+        let mover = game.current().to_move();
+        if let Some(&pit) = mover
+            .pits()
+            .iter()
+            .find(|&&p| game.current().stones(p) == 0)
+        {
+            break pit;
+        }
+        let mv = game.legal_moves()[0];
+        game.play(mv).expect("legal");
+        plies.push(format!(
+            r#"{{"move": "{mv}", "after": "{}"}}"#,
+            game.current()
+        ));
+    };
+    let ply = plies.len() + 1;
+    plies.push(format!(
+        r#"{{"move": "{empty}", "after": "{}"}}"#,
+        game.current()
+    ));
+    let t = temp_file(
+        transcript(&format!(
+            r#"{{"id": "own", "plies": [{{"move": "N1", "after": "6,6,6,6/0,7,7,7 S 0/0 ----/1---"}}]}},
+               {{"id": "empty", "plies": [{}]}}"#,
+            plies.join(",")
+        ))
+        .as_bytes(),
+    );
+    let (code, report) = json_report(&t.path);
+    assert_eq!(code, 1);
+    let own = &report["units"][0]["divergence"];
+    assert_eq!(own["fields"][0]["field"], "move");
+    assert_eq!(own["rules"], serde_json::json!(["MOVE-1"]));
+    assert_eq!(own["scenario"]["reject"]["reason"], "not-own-pit");
+    let empty = &report["units"][1]["divergence"];
+    assert!(ply > 1);
+    assert_eq!(empty["ply"], ply, "{report}");
+    assert_eq!(empty["rules"], serde_json::json!(["MOVE-2"]));
+    assert!(
+        empty["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.contains("empty-pit"))
+    );
+}
+
+#[test]
+fn a_move_after_a_repetition_ends_the_game_needs_the_history() {
+    // Under end-on-repetition the chase ends at the 8th ply, back where it
+    // started; a 9th ply is refused (MOVE-3, END-3) and the scenario replays
+    // the moves since the start.
+    let chase = "1,0,0,0/1,0,0,0 S 22/24 1234/1234";
+    let mut game = Game::new(chase.parse().expect("valid"), Profile::DEFAULT);
+    let mut plies = Vec::new();
+    for mv in ["S1", "N1", "S2", "N2", "S3", "N3", "S4", "N4", "S1"] {
+        game.play(mv.parse::<Pit>().expect("a pit"))
+            .expect("legal by default");
+        plies.push(format!(
+            r#"{{"move": "{mv}", "after": "{}"}}"#,
+            game.current()
+        ));
+    }
+    let text = format!(
+        r#"{{{HEADER}, "profile": "end-on-repetition", "games": [{{"id": "chase", "start": "{chase}", "plies": [{}]}}]}}"#,
+        plies.join(",")
+    );
+    let t = temp_file(text.as_bytes());
+    let (code, report) = json_report(&t.path);
+    assert_eq!(code, 1);
+    let d = &report["units"][0]["divergence"];
+    assert_eq!(d["ply"], 9);
+    assert_eq!(d["rules"], serde_json::json!(["MOVE-3", "END-3"]));
+    assert_eq!(d["scenario"]["moves"].as_array().map(Vec::len), Some(9));
+    assert_eq!(
+        report["summary"]["reading"]["closest"],
+        serde_json::json!(["default"])
+    );
+}
+
+/// Collects results in memory.
+#[derive(Default)]
+struct Collect(Vec<UnitResult>);
+
+impl Sink for Collect {
+    fn begin(&mut self, _: &Run) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn unit(&mut self, unit: &UnitResult) -> std::io::Result<()> {
+        self.0.push(unit.clone());
+        Ok(())
+    }
+    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn fail(&mut self, _: &kpe::check::InputError) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A random game played under `profile`, as transcript JSON with every
+/// optional field.
+fn random_game(id: usize, profile: Profile, seed: &mut u64, max: usize) -> String {
+    let mut game = Game::new(Position::initial(), profile);
+    let mut plies = Vec::new();
+    for _ in 0..max {
+        let legal = game.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        let mv = legal[(*seed % legal.len() as u64) as usize];
+        let report = game.play(mv).expect("legal").clone();
+        let mut ply = serde_json::json!({
+            "move": mv, "after": game.current(), "legal": legal.to_vec(), "captures": report.captures.to_vec(),
+            "game_over": report.end.is_some(),
+        });
+        if let Some(end) = report.end {
+            ply["totals"] = serde_json::json!(end.totals);
+        }
+        plies.push(ply);
+    }
+    serde_json::json!({"id": format!("g{id}"), "plies": plies}).to_string()
+}
+
+#[test]
+fn printed_scenarios_pin_the_rules_answer_and_the_engine_breaks_them() {
+    // Games played under one profile and checked as if they claimed another:
+    // every divergence's scenario is a valid conformance scenario that the
+    // reference passes under every profile it admits, and that the claimed
+    // profile is among them.
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut scenarios = 0;
+    for (played, claimed) in [
+        ("skip-origin", "default"),
+        ("strict-lock", "default"),
+        ("default", "end-on-repetition"),
+        ("feed-after-capture,end-when-unfeedable", "default"),
+        ("default", "skip-origin,strict-lock"),
+    ] {
+        let played: Profile = played.parse().expect("a profile");
+        let games: Vec<String> = (0..12)
+            .map(|i| random_game(i, played, &mut seed, 300))
+            .collect();
+        let text = format!(
+            r#"{{{HEADER}, "profile": "{claimed}", "games": [{}]}}"#,
+            games.join(",")
+        );
+        let mut sink = Collect::default();
+        check_transcript_reader("random", text.as_bytes(), &mut sink).expect("well-formed");
+        for unit in &sink.0 {
+            let Some(d) = &unit.divergence else { continue };
+            let yaml = d.scenario_yaml().expect("a scenario");
+            let file = parse_file(
+                "divergence.yaml",
+                &format!("topic: divergence\nscenarios:\n{yaml}"),
+            )
+            .unwrap_or_else(|e| panic!("not a valid scenario:\n{yaml}\n{e}"));
+            let scenario = &file.scenarios[0];
+            let claimed: Profile = claimed.parse().expect("a profile");
+            assert!(scenario.profiles().any(|p| p == claimed), "{yaml}");
+            for profile in scenario.profiles() {
+                if let Err(f) = Reference::new().verify("divergence.yaml", scenario, profile) {
+                    panic!("the reference fails its own scenario under {profile}:\n{yaml}\n{f}");
+                }
+            }
+            scenarios += 1;
+        }
+    }
+    assert!(
+        scenarios >= 20,
+        "only {scenarios} divergences were produced"
+    );
+}
+
+#[test]
+fn a_reader_is_checked_without_naming_the_reading() {
+    let text = transcript(
+        r#"{"id": "g", "plies": [{"move": "S1", "after": "6,6,6,6/6,6,6,6 S 0/0 ----/----"}]}"#,
+    );
+    let mut sink = JsonSink::new(Vec::new());
+    let summary = check_transcript_reader("mem", text.as_bytes(), &mut sink).expect("well-formed");
+    assert_eq!(
+        (summary.units, summary.conforming, summary.plies),
+        (1, 0, 1)
+    );
+    assert!(summary.reading.is_none());
+    let report: Value = serde_json::from_slice(&sink.into_inner()).expect("JSON");
+    assert_eq!(
+        report["units"][0]["divergence"]["fields"][0]["details"][0]["field"],
+        "after.pits"
+    );
+    let err = kpe::check::file_kind_of_reader("mem", &b"{\"format\": 3}"[..]).unwrap_err();
+    assert!(matches!(err.kind, InputErrorKind::Json { .. }), "{err}");
+}
+
+// ---------------------------------------------------------------------------
+// The committed schema
+// ---------------------------------------------------------------------------
+
+#[test]
+fn schema_is_committed_and_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/transcript.schema.json");
+    let schema = kpe::check::transcript_schema();
+    if std::env::var_os("UPDATE_SCHEMAS").is_some_and(|v| v == "1") {
+        let mut f = std::fs::File::create(&path).expect("the schema file can be written");
+        f.write_all(schema.as_bytes()).expect("written");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == schema,
+        "spec/transcript.schema.json is out of date: regenerate it with \
+         `UPDATE_SCHEMAS=1 cargo test --test check_cli schema` and commit it"
+    );
+}
+
+#[test]
+fn the_samples_match_the_schema_types() {
+    // Every sample deserialises into the format's own types.
+    for name in [
+        "conforming.json",
+        "skip-origin.json",
+        "capture-while-locked.json",
+        "chain-past-row.json",
+        "no-feeding.json",
+        "wrong-sweep.json",
+    ] {
+        let text = std::fs::read_to_string(example(name)).expect("the sample exists");
+        let t: kpe::check::Transcript =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!t.games.is_empty());
+    }
+}
