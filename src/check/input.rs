@@ -208,7 +208,7 @@ impl std::error::Error for TooLong {}
 
 /// A buffered reader that refuses any JSON string or number longer than
 /// [`MAX_TOKEN_BYTES`], noting where it starts. The JSON parser reads one
-/// byte at a time, so this is also its buffer.
+/// byte at a time, so this is also its buffer, with a fast path for that.
 pub(crate) struct Guarded<R> {
     inner: R,
     buf: Box<[u8]>,
@@ -220,6 +220,11 @@ pub(crate) struct Guarded<R> {
     escaped: bool,
     run: usize,
     run_start: (u64, u64),
+}
+
+/// A guarded reader, ready for the JSON parser.
+pub(crate) fn guarded<R: Read>(inner: R) -> Guarded<R> {
+    Guarded::new(inner)
 }
 
 impl<R: Read> Guarded<R> {
@@ -238,6 +243,8 @@ impl<R: Read> Guarded<R> {
         }
     }
 
+    /// Reads the next chunk and scans it.
+    #[cold]
     fn fill(&mut self) -> io::Result<()> {
         self.len = loop {
             match self.inner.read(&mut self.buf) {
@@ -247,12 +254,15 @@ impl<R: Read> Guarded<R> {
             }
         };
         self.pos = 0;
-        self.scan()
+        let mut buf = std::mem::take(&mut self.buf);
+        let scanned = self.scan(&buf[..self.len]);
+        std::mem::swap(&mut self.buf, &mut buf);
+        scanned
     }
 
     /// Follows strings and numbers through the new bytes.
-    fn scan(&mut self) -> io::Result<()> {
-        for &b in &self.buf[..self.len] {
+    fn scan(&mut self, bytes: &[u8]) -> io::Result<()> {
+        for &b in bytes {
             if self.in_string {
                 self.run += 1;
                 if self.escaped {
@@ -298,9 +308,16 @@ impl<R: Read> Guarded<R> {
 }
 
 impl<R: Read> Read for Guarded<R> {
+    #[inline]
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if self.pos == self.len {
             self.fill()?;
+        }
+        if let ([slot], Some(&byte)) = (&mut *out, self.buf[..self.len].get(self.pos)) {
+            // One byte at a time, as the JSON parser asks.
+            *slot = byte;
+            self.pos += 1;
+            return Ok(1);
         }
         let n = out.len().min(self.len - self.pos);
         out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
@@ -315,7 +332,7 @@ mod tests {
 
     fn read_all(text: &[u8]) -> io::Result<Vec<u8>> {
         let mut out = Vec::new();
-        Guarded::new(text).read_to_end(&mut out)?;
+        guarded(text).read_to_end(&mut out)?;
         Ok(out)
     }
 

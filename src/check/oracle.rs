@@ -2,6 +2,7 @@
 //! what the engine claimed.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::board::Pit;
 use crate::game::{Game, Outcome};
@@ -103,6 +104,29 @@ pub(crate) fn same_captures(claimed: &[Capture], captures: &[Capture]) -> bool {
         && captures.iter().all(|c| claimed.contains(c))
 }
 
+/// A fast hash for positions (14 bytes): the history is hashed at every
+/// ply, and SipHash's protection against chosen collisions buys nothing
+/// when the only one slowed down would be the file's own author.
+#[derive(Clone, Copy, Default)]
+struct PositionHasher(u64);
+
+impl Hasher for PositionHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type PositionSet = HashSet<Position, BuildHasherDefault<PositionHasher>>;
+
 /// The positions since the last capture or newly used pit. Captured counts
 /// and used pits never go back, so a position can only recur within this
 /// stretch: it is all the history the repetition rule (END-3) needs, and it
@@ -111,7 +135,7 @@ pub(crate) fn same_captures(claimed: &[Capture], captures: &[Capture]) -> bool {
 pub(crate) struct History {
     pub(crate) start: Position,
     pub(crate) moves: Vec<Pit>,
-    seen: HashSet<Position>,
+    seen: PositionSet,
 }
 
 impl History {
@@ -119,7 +143,7 @@ impl History {
         History {
             start,
             moves: Vec::new(),
-            seen: HashSet::from([start]),
+            seen: PositionSet::from_iter([start]),
         }
     }
 

@@ -20,7 +20,7 @@ use crate::position::Position;
 use crate::profile::Profile;
 
 use super::diagnose::{Context, diagnose};
-use super::input::{FileKind, Guarded, InputError, InputErrorKind};
+use super::input::{FileKind, Guarded, InputError, InputErrorKind, guarded};
 use super::oracle::GameCheck;
 use super::reading::{Recheck, name_reading};
 use super::render::Sink;
@@ -81,7 +81,7 @@ fn open(path: &Path) -> Result<Guarded<File>, InputError> {
         });
     }
     let file = File::open(path).map_err(|e| InputError::read(&name, e))?;
-    Ok(Guarded::new(file))
+    Ok(guarded(file))
 }
 
 // ---------------------------------------------------------------------------
@@ -107,7 +107,7 @@ pub fn file_kind(path: &Path) -> Result<FileKind, InputError> {
 ///
 /// As [`file_kind`].
 pub fn file_kind_of_reader(source: &str, reader: impl Read) -> Result<FileKind, InputError> {
-    kind_of(source, Guarded::new(reader))
+    kind_of(source, guarded(reader))
 }
 
 fn kind_of<R: Read>(source: &str, reader: Guarded<R>) -> Result<FileKind, InputError> {
@@ -214,6 +214,59 @@ where
         .map_err(|e| serde_path_to_error::Error::new(track.path(), e))
 }
 
+/// How to find the JSON path of an input error found by a walk without
+/// paths: walk the same input again, with paths, doing nothing else.
+enum Retrace<'a> {
+    /// The input cannot be read again: keep the error as it is.
+    No,
+    /// Read the file again.
+    File(&'a Path),
+}
+
+impl Retrace<'_> {
+    fn walk<H: Handler, R: Read>(
+        &self,
+        source: &str,
+        reader: Guarded<R>,
+        handler: &mut H,
+    ) -> Result<(), CheckError> {
+        match self {
+            Retrace::No => walk(source, reader, handler, true),
+            Retrace::File(path) => match walk(source, reader, handler, false) {
+                Err(CheckError::Input(first)) => {
+                    // The same input fails the same way; this time note where.
+                    match open(path).and_then(|r| match walk(source, r, &mut Ignore, true) {
+                        Err(CheckError::Input(traced)) => Err(traced),
+                        _ => Ok(()),
+                    }) {
+                        Err(traced) => Err(CheckError::Input(traced)),
+                        Ok(()) => Err(CheckError::Input(first)),
+                    }
+                }
+                other => other,
+            },
+        }
+    }
+}
+
+/// A handler that only reads.
+struct Ignore;
+
+impl Handler for Ignore {
+    fn header(&mut self, _: &Header) -> Result<(), Abort> {
+        Ok(())
+    }
+    fn begin_game(&mut self, _: usize, _: &str, _: Position) -> Result<(), Abort> {
+        Ok(())
+    }
+    fn ply(&mut self, _: &Ply) -> Result<bool, Abort> {
+        Ok(false)
+    }
+    fn end_game(&mut self) -> Result<(), Abort> {
+        Ok(())
+    }
+}
+
 /// Why a handler stops the walk.
 pub(crate) enum Abort {
     /// Writing a report failed.
@@ -246,17 +299,29 @@ impl<H: Handler> Walk<'_, H> {
 }
 
 /// Walks a transcript from `reader`, calling `handler`.
+///
+/// With `paths`, errors carry their JSON path; that costs some speed, so a
+/// file is walked without, and walked again with paths only when it is bad
+/// (see [`Retrace`]).
 fn walk<H: Handler, R: Read>(
     source: &str,
     reader: Guarded<R>,
     handler: &mut H,
+    paths: bool,
 ) -> Result<(), CheckError> {
     let mut w = Walk {
         handler,
         abort: None,
     };
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = tracked(&mut de, TopSeed(&mut w)).and_then(|()| {
+    let top = if paths {
+        tracked(&mut de, TopSeed(&mut w))
+    } else {
+        TopSeed(&mut w).deserialize(&mut de).map_err(|e| {
+            serde_path_to_error::Error::new(serde_path_to_error::Track::new().path(), e)
+        })
+    };
+    let result = top.and_then(|()| {
         // Nothing but whitespace may follow the object.
         de.end().map_err(|e| {
             serde_path_to_error::Error::new(serde_path_to_error::Track::new().path(), e)
@@ -632,6 +697,7 @@ impl Handler for MainPass<'_> {
 fn main_pass<R: Read>(
     source: &str,
     reader: Guarded<R>,
+    retrace: &Retrace<'_>,
     sink: &mut dyn Sink,
 ) -> Result<(Summary, Profile), CheckError> {
     let mut pass = MainPass {
@@ -642,7 +708,7 @@ fn main_pass<R: Read>(
         header: None,
         game: None,
     };
-    let result = walk(source, reader, &mut pass);
+    let result = retrace.walk(source, reader, &mut pass);
     if let Err(CheckError::Input(e)) = &result {
         // Close the reports cleanly; the input error is what matters.
         let _ = pass.sink.fail(e);
@@ -666,7 +732,7 @@ pub fn check_transcript_reader(
     reader: impl Read,
     sink: &mut dyn Sink,
 ) -> Result<Summary, CheckError> {
-    let (summary, _) = main_pass(source, Guarded::new(reader), sink)?;
+    let (summary, _) = main_pass(source, guarded(reader), &Retrace::No, sink)?;
     sink.finish(&summary).map_err(CheckError::Output)?;
     Ok(summary)
 }
@@ -688,7 +754,7 @@ pub fn check_transcript_file(path: &Path, sink: &mut dyn Sink) -> Result<Summary
             return Err(e.into());
         }
     };
-    let (mut summary, profile) = main_pass(&source, reader, sink)?;
+    let (mut summary, profile) = main_pass(&source, reader, &Retrace::File(path), sink)?;
     if !summary.conforms() {
         let mut file = TranscriptFile::new(path);
         match name_reading(profile, &mut file) {
@@ -739,7 +805,7 @@ impl Recheck for TranscriptFile {
             games: vec![None; profiles.len()],
         };
         let source = self.path.display().to_string();
-        walk(&source, open(&self.path)?, &mut pass)?;
+        Retrace::File(&self.path).walk(&source, open(&self.path)?, &mut pass)?;
         Ok(pass.ok)
     }
 }

@@ -86,17 +86,25 @@ pub struct TranscriptGame {
 #[serde(deny_unknown_fields)]
 pub struct Ply {
     /// The pit moved from: `S1`..`S4` or `N1`..`N4`.
-    #[serde(rename = "move")]
+    #[serde(rename = "move", deserialize_with = "fast::pit")]
     pub mv: Pit,
     /// The position after the move, before any end-of-game sweep.
     pub after: Notation,
     /// The legal moves before the move, in any order (empty if the engine
     /// thinks the game is over).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "fast::pits"
+    )]
     pub legal: Option<Vec<Pit>>,
     /// The pits the move captured and how many stones each held, in any
     /// order; `[]` for no capture.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "fast::captures"
+    )]
     pub captures: Option<Vec<Capture>>,
     /// Whether the game is over after the move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,16 +134,24 @@ impl Ply {
 /// `spec/NOTATION.md`), but not necessarily a position any game could reach.
 /// A claim such as "South captured 2 while still locked" is worth reporting
 /// as a divergence rather than refusing the file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Notation {
-    setup: Setup,
+    pits: [u32; PITS],
+    captured: [u32; 2],
+    to_move: Player,
+    used: [[bool; ROW]; 2],
 }
 
 impl Notation {
     /// The plain data, unvalidated.
     #[must_use]
-    pub fn setup(&self) -> &Setup {
-        &self.setup
+    pub fn setup(&self) -> Setup {
+        Setup {
+            pits: self.pits.to_vec(),
+            captured: self.captured,
+            to_move: self.to_move,
+            used: self.used,
+        }
     }
 
     /// The position, if some game could reach it.
@@ -144,32 +160,37 @@ impl Notation {
     ///
     /// The [`PositionError`] that makes it impossible.
     pub fn position(&self) -> Result<Position, PositionError> {
-        Position::from_setup(&self.setup)
+        Position::from_setup(&self.setup())
     }
 
-    /// Whether this is exactly `position` (without allocating).
+    /// Whether this is exactly `position`.
     #[must_use]
     pub fn is(&self, position: &Position) -> bool {
-        let s = &self.setup;
-        s.to_move == position.to_move()
-            && s.pits.len() == PITS
+        self.to_move == position.to_move()
             && Pit::ALL
                 .iter()
-                .all(|&p| s.pits[p.index()] == u32::from(position.stones(p)))
+                .all(|&p| self.pits[p.index()] == u32::from(position.stones(p)))
             && Player::BOTH.iter().all(|&pl| {
-                s.captured[pl.index()] == u32::from(position.captured(pl))
+                self.captured[pl.index()] == u32::from(position.captured(pl))
                     && pl.pits().iter().all(|&p| {
-                        s.used[pl.index()][usize::from(p.number()) - 1] == position.has_used(p)
+                        self.used[pl.index()][usize::from(p.number()) - 1] == position.has_used(p)
                     })
             })
+    }
+
+    fn from_setup(setup: &Setup) -> Option<Notation> {
+        Some(Notation {
+            pits: setup.pits.as_slice().try_into().ok()?,
+            captured: setup.captured,
+            to_move: setup.to_move,
+            used: setup.used,
+        })
     }
 }
 
 impl From<&Position> for Notation {
     fn from(position: &Position) -> Notation {
-        Notation {
-            setup: position.to_setup(),
-        }
+        Notation::from_setup(&position.to_setup()).expect("a position has 8 pits")
     }
 }
 
@@ -178,15 +199,22 @@ impl std::str::FromStr for Notation {
 
     /// Reads the notation's shape only (see [`Setup`]).
     fn from_str(text: &str) -> Result<Notation, PositionError> {
-        text.parse().map(|setup| Notation { setup })
+        if let Some(n) = fast::notation(text.as_bytes()) {
+            return Ok(n);
+        }
+        // Anything but the plain canonical text: the library's reader says
+        // what is wrong, and where.
+        let setup: Setup = text.parse()?;
+        Notation::from_setup(&setup).ok_or(PositionError::PitCount {
+            found: setup.pits.len(),
+        })
     }
 }
 
 impl fmt::Display for Notation {
     /// The notation, exactly as it was read (the notation is canonical).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = &self.setup;
-        for (i, n) in s.pits.iter().enumerate() {
+        for (i, n) in self.pits.iter().enumerate() {
             let sep = match i {
                 0 => "",
                 ROW => "/",
@@ -197,11 +225,11 @@ impl fmt::Display for Notation {
         write!(
             f,
             " {} {}/{} ",
-            s.to_move.letter(),
-            s.captured[0],
-            s.captured[1]
+            self.to_move.letter(),
+            self.captured[0],
+            self.captured[1]
         )?;
-        for (k, used) in s.used.iter().enumerate() {
+        for (k, used) in self.used.iter().enumerate() {
             if k > 0 {
                 f.write_str("/")?;
             }
@@ -251,6 +279,136 @@ impl schemars::JsonSchema for Notation {
     }
 }
 
+/// Reading plies without allocating: a million plies a second is the aim.
+mod fast {
+    use std::fmt;
+
+    use serde::Deserialize;
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+    use super::Notation;
+    use crate::board::{Pit, Player};
+    use crate::report::Capture;
+
+    /// The canonical notation, read without allocating; `None` for
+    /// anything else, which the library's reader then explains.
+    pub(super) fn notation(text: &[u8]) -> Option<Notation> {
+        let mut at = 0;
+        let number = |at: &mut usize| -> Option<u32> {
+            let start = *at;
+            while *at < text.len() && text[*at].is_ascii_digit() && *at - start < 4 {
+                *at += 1;
+            }
+            let digits = &text[start..*at];
+            if digits.is_empty() || digits.len() > 3 || (digits.len() > 1 && digits[0] == b'0') {
+                return None;
+            }
+            Some(digits.iter().fold(0, |n, &d| n * 10 + u32::from(d - b'0')))
+        };
+        let literal =
+            |at: &mut usize, c: u8| -> Option<()> { (text.get(*at) == Some(&c)).then(|| *at += 1) };
+        let mut pits = [0; 8];
+        for (k, pit) in pits.iter_mut().enumerate() {
+            *pit = number(&mut at)?;
+            literal(&mut at, [b',', b',', b',', b'/', b',', b',', b',', b' '][k])?;
+        }
+        let to_move = match text.get(at)? {
+            b'S' => Player::South,
+            b'N' => Player::North,
+            _ => return None,
+        };
+        at += 1;
+        literal(&mut at, b' ')?;
+        let south = number(&mut at)?;
+        literal(&mut at, b'/')?;
+        let north = number(&mut at)?;
+        literal(&mut at, b' ')?;
+        let mut used = [[false; 4]; 2];
+        for (p, row) in used.iter_mut().enumerate() {
+            if p == 1 {
+                literal(&mut at, b'/')?;
+            }
+            for (k, slot) in row.iter_mut().enumerate() {
+                *slot = match *text.get(at)? {
+                    b'-' => false,
+                    c if c == b'1' + k as u8 => true,
+                    _ => return None,
+                };
+                at += 1;
+            }
+        }
+        (at == text.len()).then_some(Notation {
+            pits,
+            captured: [south, north],
+            to_move,
+            used,
+        })
+    }
+
+    /// A pit name, read from the parser's buffer.
+    struct PitName(Pit);
+
+    impl<'de> Deserialize<'de> for PitName {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PitName, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = PitName;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a pit name, S1..S4 or N1..N4")
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<PitName, E> {
+                    s.parse().map(PitName).map_err(E::custom)
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+
+    pub(super) fn pit<'de, D: Deserializer<'de>>(d: D) -> Result<Pit, D::Error> {
+        PitName::deserialize(d).map(|p| p.0)
+    }
+
+    pub(super) fn pits<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Pit>>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Vec<Pit>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of pit names")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Pit>, A::Error> {
+                let mut pits = Vec::with_capacity(4);
+                while let Some(PitName(p)) = seq.next_element()? {
+                    pits.push(p);
+                }
+                Ok(pits)
+            }
+        }
+        d.deserialize_seq(V).map(Some)
+    }
+
+    /// A capture as written in a transcript.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct CaptureIn {
+        pit: PitName,
+        stones: u8,
+    }
+
+    pub(super) fn captures<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<Capture>>, D::Error> {
+        let list = Vec::<CaptureIn>::deserialize(d)?;
+        Ok(Some(
+            list.into_iter()
+                .map(|c| Capture {
+                    pit: c.pit.0,
+                    stones: c.stones,
+                })
+                .collect(),
+        ))
+    }
+}
+
 /// The JSON Schema of the transcript format, as committed in
 /// `spec/transcript.schema.json`.
 #[must_use]
@@ -281,5 +439,15 @@ mod tests {
         assert!(!n.is(&p));
         let n: Notation = "6,6,6,6/6,6,6,4 S 2/0 ----/----".parse().unwrap();
         assert_eq!(n.position().unwrap_err().code(), "captured-while-locked");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_reader_agrees_with_the_library(
+            text in "(0|00|[1-9][0-9]{0,3})(,[0-9]{1,2}){3}[/,][0-9]{1,2}(,[0-9]{1,2}){3} [SNs] [0-9]{1,2}/[0-9]{1,3} [1-][2-][3-][4-]/[1-][2-][34-][4-] ?",
+        ) {
+            let library = text.parse::<Setup>().ok().and_then(|s| Notation::from_setup(&s));
+            proptest::prop_assert_eq!(fast::notation(text.as_bytes()), library);
+        }
     }
 }
