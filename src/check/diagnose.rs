@@ -86,6 +86,16 @@ pub(crate) fn diagnose(
     let legal = legal.unwrap_or_default();
     let others: Vec<Profile> = Profile::all().filter(|&p| p != claimed_profile).collect();
 
+    // The readings under which the whole ply is right explain every field
+    // at once; failing those, each field is explained on its own.
+    let whole: Vec<Profile> = others
+        .iter()
+        .copied()
+        .filter(|&p| {
+            let (l, r) = check.answer_under(p, claim.mv, claim.legal.is_some());
+            !compare(claim, l.as_ref(), &r).any()
+        })
+        .collect();
     let mut fields = Vec::new();
     let mut notes = Vec::new();
     let mut rules = RuleSet::new();
@@ -96,11 +106,17 @@ pub(crate) fn diagnose(
             .copied()
             .filter(|&p| {
                 let (l, r) = check.answer_under(p, claim.mv, true);
-                !compare(claim, l.as_ref(), &r).has(field)
+                // Only a field the rules answer can match: after a refused
+                // move there is no position, capture or end to compare.
+                let answered = field == Mismatch::LEGAL || r.is_ok();
+                answered && !compare(claim, l.as_ref(), &r).has(field)
             })
             .collect();
         let mut diff = field_diff(field, check, claim, &legal, &result);
-        let near = closest(claimed_profile, &explained);
+        let near = closest(
+            claimed_profile,
+            if whole.is_empty() { &explained } else { &whole },
+        );
         if let (Mismatch::MOVE, Err(refusal)) = (field, &result) {
             // A refused move is decided by its reason's rule in any case.
             diff.rules.insert(refusal.reason.rule());
@@ -117,12 +133,14 @@ pub(crate) fn diagnose(
                     diff.rules.insert(switch_rule(*s));
                 }
             }
-            notes.push(format!(
-                "`{}` is what the rules give under {}: {}",
-                diff.field,
-                profile_list(&near),
-                super::reading::switch_summary(claimed_profile, near[0])
-            ));
+            if whole.is_empty() {
+                notes.push(format!(
+                    "`{}` is what the rules give under {}: {}",
+                    diff.field,
+                    profile_list(&near),
+                    super::reading::switch_summary(claimed_profile, near[0])
+                ));
+            }
         }
         rules.extend(diff.rules);
         fields.push(diff);
@@ -139,18 +157,12 @@ pub(crate) fn diagnose(
             }
         }
     }
-    let whole: Vec<Profile> = others
-        .iter()
-        .copied()
-        .filter(|&p| {
-            let (l, r) = check.answer_under(p, claim.mv, claim.legal.is_some());
-            !compare(claim, l.as_ref(), &r).any()
-        })
-        .collect();
     if !whole.is_empty() {
+        let near = closest(claimed_profile, &whole);
         notes.push(format!(
-            "the whole ply is right under {}",
-            profile_list(&closest(claimed_profile, &whole))
+            "the whole ply is what the rules give under {}: {}",
+            profile_list(&near),
+            super::reading::switch_summary(claimed_profile, near[0])
         ));
     }
     let scenario = scenario(check, claim, rules, ctx);
