@@ -262,14 +262,31 @@ impl<R: Read> Guarded<R> {
 
     /// Follows strings and numbers through the new bytes.
     fn scan(&mut self, bytes: &[u8]) -> io::Result<()> {
-        for &b in bytes {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.in_string && !self.escaped {
+                // Jump to the next quote or backslash: the bulk of a file.
+                let rest = &bytes[i..];
+                let skip = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                self.advance(&rest[..skip]);
+                self.run += skip;
+                i += skip;
+                if self.run > MAX_TOKEN_BYTES {
+                    return Err(self.too_long("string"));
+                }
+                if i == bytes.len() {
+                    break;
+                }
+            }
+            let b = bytes[i];
             if self.in_string {
                 self.run += 1;
                 if self.escaped {
                     self.escaped = false;
                 } else if b == b'\\' {
                     self.escaped = true;
-                } else if b == b'"' {
+                } else {
+                    // The closing quote.
                     self.in_string = false;
                     self.run = 0;
                 }
@@ -297,8 +314,20 @@ impl<R: Read> Guarded<R> {
             } else {
                 self.column += 1;
             }
+            i += 1;
         }
         Ok(())
+    }
+
+    /// Moves the line and column past `bytes`.
+    fn advance(&mut self, bytes: &[u8]) {
+        match memchr::memrchr(b'\n', bytes) {
+            None => self.column += bytes.len() as u64,
+            Some(last) => {
+                self.line += memchr::memchr_iter(b'\n', bytes).count() as u64;
+                self.column = (bytes.len() - last) as u64;
+            }
+        }
     }
 
     fn too_long(&self, what: &'static str) -> io::Error {
