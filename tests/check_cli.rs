@@ -257,6 +257,16 @@ fn bad_input_wrong_type_gives_the_json_path() {
         &["at games", "expected an array of games"],
     );
     assert_bad_input(b"[1, 2]", &["top level", "expected a JSON object"]);
+    // An optional field is left out, never null.
+    assert_bad_input(
+        transcript(r#"{"id": "g", "plies": [{"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----", "game_over": null}]}"#)
+            .as_bytes(),
+        &["at games[0].plies[0].game_over", "invalid type: null"],
+    );
+    assert_bad_input(
+        format!("{{{HEADER}, \"profile\": null, \"games\": []}}").as_bytes(),
+        &["at profile", "invalid type: null"],
+    );
 }
 
 #[test]

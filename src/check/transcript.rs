@@ -38,7 +38,12 @@ pub struct Transcript {
     pub engine: Engine,
     /// The rules profile the engine claims to follow; absent means
     /// `default`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "fast::some"
+    )]
+    #[schemars(with = "Profile")]
     pub profile: Option<Profile>,
     /// The games, in any number; each is checked on its own.
     pub games: Vec<TranscriptGame>,
@@ -71,7 +76,12 @@ pub struct TranscriptGame {
     pub id: String,
     /// The start position in kpe notation; absent means the initial
     /// position. It must be a position some game could reach.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "fast::some"
+    )]
+    #[schemars(with = "Position")]
     pub start: Option<Position>,
     /// The plies in the order they were played. `plies` must come after
     /// `id` and `start`.
@@ -97,6 +107,7 @@ pub struct Ply {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "fast::pits"
     )]
+    #[schemars(with = "Vec<Pit>")]
     pub legal: Option<Vec<Pit>>,
     /// The pits the move captured and how many stones each held, in any
     /// order; `[]` for no capture.
@@ -105,13 +116,24 @@ pub struct Ply {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "fast::captures"
     )]
+    #[schemars(with = "Vec<Capture>")]
     pub captures: Option<Vec<Capture>>,
     /// Whether the game is over after the move.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "fast::some"
+    )]
+    #[schemars(with = "bool")]
     pub game_over: Option<bool>,
     /// The final totals, South then North, after the end sweep; only with
     /// `"game_over": true`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "fast::some"
+    )]
+    #[schemars(with = "[u8; 2]")]
     pub totals: Option<[u8; 2]>,
 }
 
@@ -362,6 +384,14 @@ mod fast {
             }
             d.deserialize_str(V)
         }
+    }
+
+    /// An optional field that, when present, must hold a value (`null` is
+    /// not a way to leave it out).
+    pub(super) fn some<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Option<T>, D::Error> {
+        T::deserialize(d).map(Some)
     }
 
     pub(super) fn pit<'de, D: Deserializer<'de>>(d: D) -> Result<Pit, D::Error> {
