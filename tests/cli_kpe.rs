@@ -167,3 +167,32 @@ fn bad_arguments_exit_2_and_name_the_argument() {
         .stderr(predicate::str::contains("`7` is not a pit number"));
     kpe().args(["frobnicate"]).assert().code(2);
 }
+
+#[test]
+fn a_closed_output_pipe_ends_kpe_quietly() {
+    // Regression: `kpe play ... | head` panicked with "failed printing to stdout".
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kpe"))
+        .args(["perft", "12"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first, "1 4\n");
+    // The reader (and so the pipe) is dropped here; the next line fails.
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(stderr, "");
+}

@@ -3,7 +3,29 @@
 //!
 //! Exit codes: 0 success, 1 a move in `kpe play` was illegal, 2 bad arguments.
 
+use std::io;
 use std::process::ExitCode;
+
+/// `println!` that ends the program quietly when standard output is a closed
+/// pipe (`kpe perft 20 | head -3`) instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(io::stdout(), $($arg)*) {
+            write_failed(e);
+        }
+    }};
+}
+
+/// What to do when standard output cannot be written: a closed pipe is a
+/// reader that has seen enough (exit 0); anything else is an error (exit 2).
+fn write_failed(e: io::Error) -> ! {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(2);
+}
 
 use clap::{Parser, Subcommand};
 use kpe::{Game, Pit, Position, Profile, game_over, legal_moves};
@@ -103,18 +125,18 @@ fn main() -> ExitCode {
             if divide {
                 let split = kpe::divide(&from, depth, rules);
                 for (pit, n) in &split {
-                    println!("{pit} {n}");
+                    out!("{pit} {n}");
                 }
-                println!("total {}", split.iter().map(|(_, n)| n).sum::<u64>());
+                out!("total {}", split.iter().map(|(_, n)| n).sum::<u64>());
             } else {
                 for d in 1..=depth {
-                    println!("{d} {}", kpe::perft(&from, d, rules));
+                    out!("{d} {}", kpe::perft(&from, d, rules));
                 }
             }
             ExitCode::SUCCESS
         }
         Command::Show { position, rules } => {
-            print!("{}", show(&position, rules));
+            out!("{}", show(&position, rules).trim_end_matches('\n'));
             ExitCode::SUCCESS
         }
         Command::Play {
@@ -181,7 +203,7 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
     let mut plies = Vec::new();
     let mut failure = None;
     if !json {
-        println!("start {from} (rules: {rules})\n\n{}", from.diagram());
+        out!("start {from} (rules: {rules})\n\n{}", from.diagram());
     }
     for (i, text) in moves.iter().enumerate() {
         let ply = i + 1;
@@ -206,9 +228,9 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
                         "after": after,
                     }));
                 } else {
-                    println!("ply {ply}: {report}");
-                    println!("  rules: {}", report.rules().join(" "));
-                    println!("  {after}\n\n{}", after.diagram());
+                    out!("ply {ply}: {report}");
+                    out!("  rules: {}", report.rules().join(" "));
+                    out!("  {after}\n\n{}", after.diagram());
                 }
             }
             Err(e) => {
@@ -235,9 +257,9 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
             "outcome": game.outcome(),
             "error": failure,
         });
-        println!("{out:#}");
+        out!("{out:#}");
     } else {
-        println!("result: {}", game.outcome());
+        out!("result: {}", game.outcome());
     }
     if failure.is_some() {
         ExitCode::FAILURE
@@ -260,7 +282,7 @@ fn suite(dir: &std::path::Path, json: bool) -> ExitCode {
     };
     if json {
         match serde_json::to_string_pretty(&suite) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => out!("{text}"),
             Err(e) => {
                 eprintln!("error: cannot write the suite as JSON: {e}");
                 return ExitCode::FAILURE;
@@ -269,7 +291,7 @@ fn suite(dir: &std::path::Path, json: bool) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     for file in &suite.files {
-        println!(
+        out!(
             "{:<24} {:>4} scenarios  {}",
             file.file,
             file.scenarios.len(),
@@ -277,13 +299,13 @@ fn suite(dir: &std::path::Path, json: bool) -> ExitCode {
         );
     }
     if let Some(perft) = &suite.perft {
-        println!(
+        out!(
             "{:<24} {:>4} tables",
             kpe::scenario::PERFT_FILE,
             perft.tables.len()
         );
     }
-    println!(
+    out!(
         "{} scenarios in {} files",
         suite.scenarios().count(),
         suite.files.len()
