@@ -239,4 +239,27 @@ mod tests {
         assert_eq!(err.ply, 9);
         assert_eq!(err.error.reason, Reason::GameOver);
     }
+
+    #[test]
+    fn replay_errors_name_the_ply_and_the_record_keeps_every_position() {
+        let err = Game::replay(
+            Position::initial(),
+            Profile::DEFAULT,
+            &moves(&["S1", "N1", "N1"]),
+        )
+        .unwrap_err();
+        assert_eq!(err.ply, 3);
+        assert_eq!(
+            err.to_string(),
+            "ply 3: illegal move N1 for South in `1,8,8,8/0,8,8,7 S 0/0 1---/1---`: \
+             N1 is North's pit (not-own-pit, MOVE-1)"
+        );
+        let game = Game::replay(chase(), Profile::DEFAULT, &moves(&["S1", "N1"])).unwrap();
+        assert_eq!(game.start(), &chase());
+        assert_eq!(game.positions().len(), 3);
+        assert_eq!(game.positions()[0], chase());
+        assert_eq!(&game.positions()[2], game.current());
+        assert_eq!(game.reports().len(), 2);
+        assert!(!game.is_repetition());
+    }
 }

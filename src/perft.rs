@@ -86,3 +86,30 @@ fn child_count(child: &Position, depth: u32, profile: Profile, path: &mut Path) 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chase() -> Position {
+        "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse().unwrap()
+    }
+
+    #[test]
+    fn end_3_a_repeating_move_is_counted_but_has_no_continuation() {
+        let rep = Profile::with(&[Switch::EndOnRepetition]);
+        // The chase repeats its start at ply 8 (S1 N1 S2 N2 .. S4 N4).
+        assert_eq!(perft(&chase(), 8, rep), 1);
+        assert_eq!(perft(&chase(), 9, rep), 0);
+        assert_eq!(perft(&chase(), 9, Profile::DEFAULT), 1);
+        // Seven plies in, the eighth move repeats: divide still counts it.
+        let mut p = chase();
+        for m in ["S1", "N1", "S2", "N2", "S3", "N3", "S4"] {
+            p = crate::play(&p, m.parse().unwrap(), rep).unwrap().0;
+        }
+        let path_start = divide(&p, 1, rep);
+        assert_eq!(path_start.len(), 1);
+        assert_eq!(path_start[0].1, 1);
+        assert!(divide(&p, 0, rep).is_empty());
+    }
+}

@@ -404,6 +404,13 @@ mod tests {
         let start = pos("6,6,6,6/6,6,6,6 S 0/0 ----/----");
         let e = play(&start, pit("N1"), Profile::DEFAULT).unwrap_err();
         assert_eq!(e.reason, Reason::NotOwnPit);
+        let codes: Vec<String> = Reason::ALL.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            codes,
+            ["not-own-pit", "empty-pit", "feeding-required", "game-over"]
+        );
+        let rules = Reason::ALL.map(Reason::rule);
+        assert_eq!(rules, ["MOVE-1", "MOVE-2", "FEED-1", "MOVE-3"]);
         let p = pos("0,7,7,7/7,7,7,6 S 0/0 1---/---4");
         let e = play(&p, pit("S1"), Profile::DEFAULT).unwrap_err();
         assert_eq!(e.reason, Reason::EmptyPit);

@@ -26,6 +26,9 @@ const MIN_PER_RULE: usize = 3;
 /// Perft depths checked on every run (at most 4^8 leaves each, fast in a
 /// debug build); deeper ones by `perft_tables_hold_at_every_depth`.
 const SHALLOW_DEPTH: usize = 8;
+/// Deeper depths are checked on every run too while their count stays this
+/// small (the endgame tables, where repetition first shows after 8 plies).
+const CHEAP_NODES: u64 = 20_000;
 
 fn fixture(dir: &str) -> std::path::PathBuf {
     Path::new("tests/fixtures/scenarios").join(dir)
@@ -788,7 +791,8 @@ fn check_perft(perft_file: &PerftFile, max_depth: usize) -> Vec<String> {
     let mut wrong = Vec::new();
     for table in &perft_file.tables {
         let start: Position = table.start_text().parse().expect("checked when loaded");
-        for (i, &expected) in table.nodes.iter().enumerate().take(max_depth) {
+        let cheap = |&(i, &n): &(usize, &u64)| i < max_depth || n <= CHEAP_NODES;
+        for (i, &expected) in table.nodes.iter().enumerate().take_while(cheap) {
             let depth = i as u32 + 1;
             let actual = perft(&start, depth, table.rules);
             if actual != expected {
