@@ -104,7 +104,21 @@ impl fmt::Display for Player {
 /// Internally a board index 0..8 in sowing order: South's pits 1-4 are 0-3,
 /// North's pits 1-4 are 4-7, and sowing always goes from index `i` to
 /// `(i + 1) % 8` (SOW-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// In files a pit is its name, read and written through `FromStr` and
+/// `Display`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct Pit(u8);
 
 impl Pit {
@@ -220,19 +234,6 @@ impl FromStr for Pit {
         };
         let number = digit.to_digit(10).ok_or_else(err)?;
         Pit::of(player, number as u8).ok_or_else(err)
-    }
-}
-
-impl serde::Serialize for Pit {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Pit {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Pit, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

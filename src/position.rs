@@ -22,7 +22,18 @@ use crate::board::{PITS, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 /// assert_eq!(start.to_string(), "6,6,6,6/6,6,6,6 S 0/0 ----/----");
 /// assert_eq!("6,6,6,6/6,6,6,6 S 0/0 ----/----".parse::<Position>().unwrap(), start);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// In files a position is its notation string, validated when read.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct Position {
     pub(crate) pits: [u8; PITS],
     pub(crate) captured: [u8; 2],
@@ -588,19 +599,6 @@ impl FromStr for Position {
     /// Reads the notation and validates the position.
     fn from_str(text: &str) -> Result<Position, PositionError> {
         Position::from_setup(&text.parse()?)
-    }
-}
-
-impl serde::Serialize for Position {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Position {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -74,7 +74,19 @@ impl fmt::Display for Switch {
 ///
 /// Written as `default` (no switch on) or as switch names joined by commas,
 /// in reading order, e.g. `skip-origin,strict-lock`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct Profile {
     bits: u8,
 }
@@ -183,19 +195,6 @@ impl FromStr for Profile {
         s.split(',').try_fold(Profile::DEFAULT, |p, word| {
             Ok(p.set(word.trim().parse::<Switch>()?, true))
         })
-    }
-}
-
-impl serde::Serialize for Profile {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Profile {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Profile, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

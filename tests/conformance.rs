@@ -428,7 +428,7 @@ fn malformed_files_are_refused_with_file_line_and_column() {
     assert_eq!(
         one("bad-pit.yaml"),
         format!(
-            "{dir}/bad-pit.yaml:5:12: scenarios[0].moves: `S5` is not a pit: expected S1..S4 or N1..N4 (BOARD-4)"
+            "{dir}/bad-pit.yaml:5:13: scenarios[0].moves[0]: `S5` is not a pit: expected S1..S4 or N1..N4 (BOARD-4)"
         )
     );
     assert_eq!(
@@ -585,7 +585,7 @@ fn bad_perft_tables_are_refused() {
     .unwrap_err();
     assert!(
         err.to_string()
-            .starts_with("p.yaml:2:5: tables[0]: unknown rules switch `sideways`"),
+            .starts_with("p.yaml:3:12: tables[0].rules: unknown rules switch `sideways`"),
         "{err}"
     );
 }
