@@ -212,6 +212,48 @@ fn usage_errors_exit_2_and_help_documents_the_exit_codes() {
 }
 
 #[test]
+fn live_mode_flags_with_a_transcript_are_a_usage_error() {
+    for args in [
+        &["--seed", "1"][..],
+        &["--games", "3"],
+        &["--perft-depth", "2"],
+        &["--suite", "conformance"],
+    ] {
+        let flag = args[0];
+        kpe_check()
+            .arg(example("conforming.json"))
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "{flag} applies to engine manifests only, and examples/transcripts/conforming.json is a transcript"
+            )));
+    }
+    kpe_check()
+        .arg(example("conforming.json"))
+        .args(["--games", "3", "--seed", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--seed, --games apply to engine manifests only",
+        ));
+    // The environment variables are ignored, even when malformed.
+    kpe_check()
+        .arg(example("conforming.json"))
+        .env("KPE_CHECK_SEED", "soon")
+        .env("KPE_CHECK_SUITE", "no-such-dir")
+        .assert()
+        .code(0);
+    kpe_check()
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("--perft-depth <N>"))
+        .stdout(predicate::str::contains("KPE_CHECK_PERFT_DEPTH"));
+}
+
+#[test]
 fn an_engine_manifest_goes_to_the_live_mode() {
     let t = temp_file(br#"{"format": "kpe-engine", "version": 1}"#);
     let out = kpe_check().arg(&t.path).output().expect("kpe-check runs");

@@ -467,6 +467,194 @@ fn kpe_check_refuses_bad_manifests_and_settings_with_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("KPE_CHECK_SEED=soon"));
 }
 
+/// A suite directory holding one scenario, `flag-suite-first-move`.
+fn one_scenario_suite(dir: &Path) -> PathBuf {
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::write(
+        suite.join("sowing.yaml"),
+        "topic: sowing\n\
+         scenarios:\n  \
+           - id: flag-suite-first-move\n    \
+             rules: [SOW-2, SOW-3]\n    \
+             moves: [S4]\n    \
+             expect:\n      \
+               - ply: 1\n        \
+                 position: 7,7,6,0/7,7,7,7 N 0/0 ---4/----\n",
+    )
+    .unwrap();
+    suite
+}
+
+/// Runs kpe-check with `--format json` and `args`: the exit code, the
+/// report and stderr.
+fn kpe_check_json(path: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let out = kpe_check()
+        .arg(path)
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout)));
+    (out.status.code(), json, stderr)
+}
+
+/// The ids of the report's units of `kind`.
+fn unit_ids(report: &serde_json::Value, kind: &str) -> Vec<String> {
+    report["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["kind"] == kind)
+        .map(|u| u["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn kpe_check_flags_win_over_the_environment() {
+    // kpe_check() sets KPE_CHECK_SEED=5, KPE_CHECK_GAMES=5 and
+    // KPE_CHECK_PERFT_DEPTH=2; each flag overrides its variable.
+    let dir = tempfile::tempdir().unwrap();
+    let suite = one_scenario_suite(dir.path());
+    let good = manifest_file(dir.path(), &kpe_engine(&[], "default", 5000));
+    let suite_arg = suite.to_str().unwrap();
+
+    let (code, report, stderr) = kpe_check_json(&good, &["--seed", "11"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("note: random games: seed 11"), "{stderr}");
+    let games = unit_ids(&report, "random-game");
+    assert!(
+        !games.is_empty() && games.iter().all(|id| id.starts_with("11/")),
+        "{games:?}"
+    );
+
+    let (code, report, stderr) = kpe_check_json(&good, &["--games", "3", "--suite", suite_arg]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(unit_ids(&report, "random-game"), ["5/0", "5/1", "5/2"]);
+    let (_, report, _) = kpe_check_json(&good, &["--games", "0", "--suite", suite_arg]);
+    assert_eq!(unit_ids(&report, "random-game"), Vec::<String>::new());
+
+    let (code, report, stderr) =
+        kpe_check_json(&good, &["--perft-depth", "3", "--suite", suite_arg]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        unit_ids(&report, "perft"),
+        ["depth 1", "depth 2", "depth 3"]
+    );
+    let (_, report, _) = kpe_check_json(&good, &["--perft-depth", "0", "--suite", suite_arg]);
+    assert_eq!(unit_ids(&report, "perft"), Vec::<String>::new());
+
+    let (code, report, stderr) = kpe_check_json(&good, &["--suite", suite_arg]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(unit_ids(&report, "scenario"), ["flag-suite-first-move"]);
+    // The variable still works when no flag is given.
+    let out = kpe_check()
+        .arg(&good)
+        .args(["--format", "json"])
+        .env("KPE_CHECK_SUITE", &suite)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(unit_ids(&report, "scenario"), ["flag-suite-first-move"]);
+
+    // A flag wins even over a variable that would be refused.
+    let out = kpe_check()
+        .arg(&good)
+        .args(["--seed", "3", "--games", "1", "--suite", suite_arg])
+        .env("KPE_CHECK_SEED", "soon")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn kpe_check_refuses_bad_flag_values_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = manifest_file(dir.path(), &kpe_engine(&[], "default", 5000));
+    for (flag, value) in [
+        ("--seed", "soon"),
+        ("--seed", "-1"),
+        ("--games", "many"),
+        ("--perft-depth", "4294967296"),
+    ] {
+        let out = kpe_check()
+            .arg(&good)
+            .arg(format!("{flag}={value}"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(flag), "{flag} {value}: {stderr}");
+        assert!(out.stdout.is_empty(), "{flag} {value}");
+    }
+}
+
+#[test]
+fn kpe_check_prints_a_seed_that_reproduces_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = one_scenario_suite(dir.path());
+    // A diverging engine, so that the games, shrinking and reproductions
+    // all depend on the seed.
+    let bad = manifest_file(
+        dir.path(),
+        &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
+    );
+    let args = [
+        "--games",
+        "6",
+        "--perft-depth",
+        "1",
+        "--suite",
+        suite.to_str().unwrap(),
+    ];
+    let run = |extra: &[&str]| {
+        let out = kpe_check()
+            .env_remove("KPE_CHECK_SEED")
+            .arg(&bad)
+            .args(["--format", "json"])
+            .args(args)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (report, String::from_utf8(out.stderr).unwrap())
+    };
+    let (first, stderr) = run(&[]);
+    let seed = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("note: random games: seed "))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no seed printed: {stderr}"));
+    assert!(
+        stderr.contains(&format!("--seed {seed}")),
+        "the note says how to repeat the run: {stderr}"
+    );
+    let (again, _) = run(&["--seed", seed]);
+    assert!(
+        unit_ids(&first, "random-game")
+            .iter()
+            .all(|id| id.starts_with(&format!("{seed}/")))
+    );
+    assert_eq!(first["units"], again["units"]);
+    assert_eq!(first["summary"], again["summary"]);
+    let other: u64 = seed.parse::<u64>().unwrap() + 1;
+    let (different, _) = run(&["--seed", &other.to_string()]);
+    assert_ne!(first["units"], different["units"]);
+}
+
 #[test]
 fn kpe_engine_speaks_the_protocol() {
     let input = [

@@ -7,7 +7,7 @@ use std::io::{self, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory as _, Parser, ValueEnum};
 use kpe::check::{CheckError, FileKind, HumanSink, JsonSink, JunitSink, Sink, Summary, Tee};
 
 const EXIT_CODES: &str = "\
@@ -19,7 +19,15 @@ Exit codes:
      format version, impossible start position, bad arguments
 
 FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md) or an
-engine manifest (\"format\": \"kpe-engine\").";
+engine manifest (\"format\": \"kpe-engine\", spec/PROTOCOL.md).
+
+Live mode settings are taken, first found first: from the flags --seed,
+--games, --perft-depth and --suite; from the environment variables
+KPE_CHECK_SEED, KPE_CHECK_GAMES, KPE_CHECK_PERFT_DEPTH and KPE_CHECK_SUITE;
+from the manifest; else the defaults. With a transcript the flags are a usage
+error (exit 2) and the variables are ignored.";
+
+const LIVE: &str = "Live mode (engine manifests only)";
 
 /// Check a Kpé engine against the reference rules (spec/RULES.md).
 ///
@@ -44,6 +52,52 @@ struct Cli {
     /// set), always or never.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// The seed of the random games; every run prints the seed it used
+    /// [default: the manifest's random.seed, else a fresh one] [env:
+    /// KPE_CHECK_SEED]
+    #[arg(long, value_name = "N", help_heading = LIVE)]
+    seed: Option<u64>,
+    /// How many random games to play [default: the manifest's random.games,
+    /// else 100] [env: KPE_CHECK_GAMES]
+    #[arg(long, value_name = "N", help_heading = LIVE)]
+    games: Option<u32>,
+    /// The deepest perft depth from the initial position, 0 for none
+    /// [default: the manifest's perft.max_depth, else 6] [env:
+    /// KPE_CHECK_PERFT_DEPTH]
+    #[arg(long, value_name = "N", help_heading = LIVE)]
+    perft_depth: Option<u32>,
+    /// A conformance suite directory (conformance/*.yaml files) to run
+    /// instead of the default: conformance/ in the kpe source tree [env:
+    /// KPE_CHECK_SUITE]
+    #[arg(long, value_name = "DIR", help_heading = LIVE)]
+    suite: Option<PathBuf>,
+}
+
+impl Cli {
+    /// The live mode settings given on the command line, by flag name.
+    fn live_flags(&self) -> Vec<&'static str> {
+        [
+            ("--seed", self.seed.is_some()),
+            ("--games", self.games.is_some()),
+            ("--perft-depth", self.perft_depth.is_some()),
+            ("--suite", self.suite.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
+
+    /// The live mode settings: the flags, then the environment.
+    fn live_options(&self) -> Result<kpe::live::LiveOptions, String> {
+        kpe::live::LiveOptions {
+            seed: self.seed,
+            games: self.games,
+            perft_depth: self.perft_depth,
+            suite: self.suite.clone(),
+            progress: true,
+        }
+        .or_env()
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -90,14 +144,30 @@ fn main() -> ExitCode {
         }
     };
     let result: Result<Summary, CheckError> = match kind {
-        FileKind::Transcript => kpe::check::check_transcript_file(&cli.file, &mut out),
+        FileKind::Transcript => {
+            let flags = cli.live_flags();
+            if !flags.is_empty() {
+                let verb = if flags.len() == 1 { "applies" } else { "apply" };
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!(
+                            "{} {verb} to engine manifests only, and {} is a transcript",
+                            flags.join(", "),
+                            cli.file.display()
+                        ),
+                    )
+                    .exit();
+            }
+            kpe::check::check_transcript_file(&cli.file, &mut out)
+        }
         // ------------------------------------------------------------------
         // Engine manifests (issue 5, the live mode): the one dispatch point.
         // Hand the manifest to `kpe::live` here, with the same `out` sinks,
         // and let it return a `Result<Summary, CheckError>` like the
         // transcript mode, so exit codes and reports stay the same.
         // ------------------------------------------------------------------
-        FileKind::EngineManifest => match kpe::live::LiveOptions::from_env() {
+        FileKind::EngineManifest => match cli.live_options() {
             Ok(options) => {
                 kpe::live::check_manifest_file(&cli.file, &options, &mut out, &mut io::stderr())
             }

@@ -46,7 +46,8 @@ const STDERR_WIDTH: usize = 160;
 /// One in this many plies of a random game also tries an illegal move.
 const ILLEGAL_PROBE: u32 = 4;
 
-/// Settings from the command line, overriding the manifest.
+/// Settings from the command line (or the environment, through
+/// [`LiveOptions::or_env`]), overriding the manifest.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LiveOptions {
     /// The seed of the random games (`--seed`).
@@ -125,11 +126,43 @@ impl LiveOptions {
     pub fn from_vars(
         get: impl Fn(&str) -> Option<std::ffi::OsString>,
     ) -> Result<LiveOptions, String> {
+        LiveOptions {
+            progress: true,
+            ..LiveOptions::default()
+        }
+        .or_vars(get)
+    }
+
+    /// These options (from the command line), with each setting left unset
+    /// taken from the environment: command-line flags win over
+    /// [`ENV_SEED`], [`ENV_GAMES`], [`ENV_PERFT_DEPTH`] and [`ENV_SUITE`].
+    /// A variable whose setting is already given is not read at all.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the variable whose value is not a number.
+    pub fn or_env(self) -> Result<LiveOptions, String> {
+        self.or_vars(|name| std::env::var_os(name))
+    }
+
+    /// [`LiveOptions::or_env`] with the variables looked up by `get`.
+    ///
+    /// # Errors
+    ///
+    /// As [`LiveOptions::or_env`].
+    pub fn or_vars(
+        self,
+        get: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<LiveOptions, String> {
         fn number<T: std::str::FromStr>(
+            given: Option<T>,
             name: &str,
-            value: Option<std::ffi::OsString>,
+            get: impl Fn(&str) -> Option<std::ffi::OsString>,
         ) -> Result<Option<T>, String> {
-            let Some(value) = value else {
+            if given.is_some() {
+                return Ok(given);
+            }
+            let Some(value) = get(name) else {
                 return Ok(None);
             };
             let text = value.to_string_lossy();
@@ -139,11 +172,11 @@ impl LiveOptions {
                 .map_err(|_| format!("{name}={text}: expected a non-negative whole number"))
         }
         Ok(LiveOptions {
-            seed: number(ENV_SEED, get(ENV_SEED))?,
-            games: number(ENV_GAMES, get(ENV_GAMES))?,
-            perft_depth: number(ENV_PERFT_DEPTH, get(ENV_PERFT_DEPTH))?,
-            suite: get(ENV_SUITE).map(PathBuf::from),
-            progress: true,
+            seed: number(self.seed, ENV_SEED, &get)?,
+            games: number(self.games, ENV_GAMES, &get)?,
+            perft_depth: number(self.perft_depth, ENV_PERFT_DEPTH, &get)?,
+            suite: self.suite.or_else(|| get(ENV_SUITE).map(PathBuf::from)),
+            progress: self.progress,
         })
     }
 }
@@ -632,7 +665,7 @@ impl Live<'_> {
 
     fn random_games(&mut self, seed: u64, games: u32, max_plies: u32) {
         self.note(format!(
-            "random games: seed {seed} (repeat with {ENV_SEED}={seed}, or \"seed\": {seed} in the manifest's \"random\")"
+            "random games: seed {seed} (repeat with --seed {seed}, {ENV_SEED}={seed}, or \"seed\": {seed} in the manifest's \"random\")"
         ));
         self.progress.start("random games", u64::from(games));
         let mut diverging = 0;
