@@ -133,7 +133,12 @@ impl std::error::Error for ProcessError {}
 
 /// What the reader threads pass to the checker.
 enum Event {
-    Line(String),
+    /// A line, and whether more output had already been read behind it
+    /// (the engine wrote them together).
+    Line {
+        text: String,
+        more: bool,
+    },
     TooLong,
     NotUtf8,
     Closed,
@@ -157,6 +162,8 @@ pub struct EngineProcess {
     tail: Arc<Mutex<Tail>>,
     flooded: Arc<AtomicBool>,
     status: Option<ExitStatus>,
+    /// The last line received had more output behind it, not yet taken.
+    more: bool,
 }
 
 impl EngineProcess {
@@ -222,6 +229,7 @@ impl EngineProcess {
             tail,
             flooded,
             status: None,
+            more: false,
         })
     }
 
@@ -278,6 +286,16 @@ impl EngineProcess {
                 limit: STDERR_LIMIT,
             });
         }
+        if std::mem::take(&mut self.more) {
+            // Output written together with the last reply is read already:
+            // wait for the reader thread to pass it on, rather than race it
+            // and take it for the answer to the next request.
+            return match self.events.recv_timeout(EXIT_GRACE) {
+                Ok(event) => self.event(event).map(Some),
+                Err(RecvTimeoutError::Timeout) => Ok(None),
+                Err(RecvTimeoutError::Disconnected) => Err(self.exited()),
+            };
+        }
         match self.events.try_recv() {
             Ok(event) => self.event(event).map(Some),
             Err(TryRecvError::Empty) => Ok(None),
@@ -305,7 +323,7 @@ impl EngineProcess {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.events.recv_timeout(left) {
-                Ok(Event::Line(line)) => {
+                Ok(Event::Line { text: line, .. }) => {
                     extra.get_or_insert(line);
                 }
                 Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => break,
@@ -355,7 +373,10 @@ impl EngineProcess {
 
     fn event(&mut self, event: Event) -> Result<String, ProcessError> {
         match event {
-            Event::Line(line) => Ok(line),
+            Event::Line { text, more } => {
+                self.more = more;
+                Ok(text)
+            }
             Event::TooLong => Err(ProcessError::LineTooLong { limit: MAX_LINE }),
             Event::NotUtf8 => Err(ProcessError::NotUtf8),
             Event::Closed => Err(self.exited()),
@@ -479,7 +500,10 @@ fn read_stdout(stdout: impl Read, sender: &SyncSender<Event>) {
                     line.pop();
                 }
                 match String::from_utf8(std::mem::take(&mut line)) {
-                    Ok(text) => Event::Line(text),
+                    Ok(text) => Event::Line {
+                        text,
+                        more: !reader.buffer().is_empty(),
+                    },
                     Err(_) => Event::NotUtf8,
                 }
             }
@@ -520,5 +544,33 @@ fn read_stderr(
             // Never block here: the engine must not wait on its stderr.
             let _ = sender.try_send(Event::StderrFlood);
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> EngineProcess {
+        EngineProcess::spawn(&Launch {
+            program: "sh".into(),
+            args: vec!["-c".to_owned(), script.to_owned()],
+            cwd: ".".into(),
+            env: BTreeMap::new(),
+        })
+        .unwrap()
+    }
+
+    /// Regression: a line written together with a reply was at times taken
+    /// for the answer to the next request (the reader thread had not passed
+    /// it on yet), so `kpe engine --fault extra-line` was judged a wrong
+    /// reply instead of out of turn when the machine was busy.
+    #[test]
+    fn a_line_written_with_the_reply_is_unsolicited() {
+        let mut process = sh("read request; printf 'one\\ntwo\\n'; sleep 30");
+        process.send("go").unwrap();
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
+        assert_eq!(process.unsolicited().unwrap().as_deref(), Some("two"));
+        assert_eq!(process.unsolicited().unwrap(), None);
     }
 }
