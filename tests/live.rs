@@ -158,6 +158,28 @@ fn the_reference_engine_conforms_on_every_kind_of_unit() {
         );
     }
     assert_eq!(report.units.iter().filter(|u| u.kind == "perft").count(), 3);
+    // Without a suite directory, the suite built into the library runs:
+    // every scenario that holds under the profile, named by its file in
+    // the kpe source tree.
+    let suite = kpe::scenario::Suite::bundled().unwrap();
+    let admitted = suite
+        .scenarios()
+        .filter(|(_, s)| s.invalid_start.is_none() && s.profiles().any(|p| p == report.profile))
+        .count();
+    let scenarios: Vec<&UnitResult> = report
+        .units
+        .iter()
+        .filter(|u| u.kind == "scenario")
+        .collect();
+    assert_eq!(scenarios.len(), admitted);
+    assert!(
+        scenarios.iter().all(|u| u
+            .location
+            .as_deref()
+            .is_some_and(|l| l.starts_with("conformance/") && l.ends_with(".yaml"))),
+        "{:?}",
+        scenarios[0].location
+    );
     assert!(
         report.summary.rules.contains("CAP-2"),
         "{}",
@@ -242,8 +264,9 @@ fn a_bug_no_reading_explains_is_flagged_with_its_rule() {
 #[test]
 fn the_same_seed_gives_the_same_games() {
     let manifest = kpe_engine(&["--rules", "skip-origin"], "default", 5000);
+    let dir = tempfile::tempdir().unwrap();
     let options = LiveOptions {
-        suite: Some(root().join("no-such-suite")),
+        suite: Some(one_scenario_suite(dir.path())),
         ..quick()
     };
     let first = check_json(&manifest, &options);
@@ -257,12 +280,6 @@ fn the_same_seed_gives_the_same_games() {
         },
     );
     assert_ne!(first.units, other.units);
-    assert!(
-        first
-            .notes
-            .iter()
-            .any(|n| n.contains("no conformance suite"))
-    );
 }
 
 // ---------------------------------------------------------------------------
@@ -575,6 +592,79 @@ fn kpe_check_flags_win_over_the_environment() {
 }
 
 #[test]
+fn a_suite_directory_that_does_not_load_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = manifest_file(dir.path(), &kpe_engine(&[], "default", 5000));
+    let suite = one_scenario_suite(dir.path());
+    let bad_file = suite.join("lock.yaml");
+    // A duplicate id in one file, a rule that does not exist in another.
+    std::fs::write(
+        &bad_file,
+        "topic: lock\nscenarios:\n  - id: flag-suite-first-move\n    rules: [LOCK-1]\n    moves: [S4]\n    expect:\n      - ply: 1\n        landing: S2\n",
+    )
+    .unwrap();
+    let no_rule = suite.join("end.yaml");
+    std::fs::write(
+        &no_rule,
+        "topic: end\nscenarios:\n  - id: no-rule\n    rules: [NOPE-9]\n    moves: [S1]\n    expect:\n      - ply: 1\n        landing: S4\n",
+    )
+    .unwrap();
+    let bad_file = bad_file.display().to_string();
+    let no_rule = no_rule.display().to_string();
+    let missing = dir.path().join("no-such-suite");
+    let missing_text = missing.display().to_string();
+    for (how, needles) in [
+        (
+            vec!["--suite".to_owned(), suite.display().to_string()],
+            vec![
+                format!("{}: the conformance suite does not load:", suite.display()),
+                format!("{bad_file}:3:"),
+                "flag-suite-first-move".to_owned(),
+                format!("{no_rule}:3:"),
+                "NOPE-9".to_owned(),
+            ],
+        ),
+        (
+            vec!["--suite".to_owned(), missing_text.clone()],
+            vec![format!(
+                "{missing_text}: the conformance suite does not load:"
+            )],
+        ),
+    ] {
+        let (code, report, stderr) =
+            kpe_check_json(&good, &how.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, Some(2), "{stderr}");
+        for needle in &needles {
+            assert!(stderr.contains(needle.as_str()), "{needle}: {stderr}");
+        }
+        assert_eq!(report["error"]["code"], "suite", "{report}");
+        assert_eq!(report["units"], serde_json::json!([]), "nothing was run");
+    }
+    // The same through the environment variable.
+    let out = kpe_check()
+        .arg(&good)
+        .env("KPE_CHECK_SUITE", &missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&missing_text));
+    // And through the library, before the engine is started.
+    let manifest = Manifest::load(&good).unwrap();
+    let options = LiveOptions {
+        suite: Some(suite.clone()),
+        ..quick()
+    };
+    let mut notes = Vec::new();
+    match check_engine(&manifest, &good, &options, &mut Discard, &mut notes) {
+        Err(kpe::live::LiveError::Suite { dir, errors }) => {
+            assert_eq!(dir, suite);
+            assert_eq!(errors.0.len(), 2, "{errors}");
+        }
+        other => panic!("{:?}", other.map(|r| r.units)),
+    }
+}
+
+#[test]
 fn kpe_check_refuses_bad_flag_values_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let good = manifest_file(dir.path(), &kpe_engine(&[], "default", 5000));
@@ -884,7 +974,7 @@ fn processes_the_engine_started_are_killed_with_it() {
     let options = LiveOptions {
         games: Some(1),
         perft_depth: Some(1),
-        suite: Some(dir.path().join("no-suite")),
+        suite: Some(one_scenario_suite(dir.path())),
         ..quick()
     };
     let report = check_json(&manifest, &options);

@@ -66,9 +66,9 @@ struct Cli {
     /// KPE_CHECK_PERFT_DEPTH]
     #[arg(long, value_name = "N", help_heading = LIVE)]
     perft_depth: Option<u32>,
-    /// A conformance suite directory (conformance/*.yaml files) to run
-    /// instead of the default: conformance/ in the kpe source tree [env:
-    /// KPE_CHECK_SUITE]
+    /// A conformance suite directory (*.yaml scenario files) to run instead
+    /// of the suite built into kpe-check; one that does not load is bad
+    /// input (exit 2) [env: KPE_CHECK_SUITE]
     #[arg(long, value_name = "DIR", help_heading = LIVE)]
     suite: Option<PathBuf>,
 }

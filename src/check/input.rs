@@ -58,6 +58,9 @@ pub enum InputErrorKind {
         /// What is wrong and what was expected.
         message: String,
     },
+    /// A conformance suite named to the live mode does not load (the file
+    /// is the suite directory; each problem names its own file and line).
+    Suite(crate::scenario::ScenarioErrors),
     /// A string or number longer than [`MAX_TOKEN_BYTES`].
     TooLong {
         /// `string` or `number`.
@@ -85,7 +88,7 @@ impl InputError {
     }
 
     /// A short code for the kind: `read`, `directory`, `empty`, `json`,
-    /// `too-long`.
+    /// `suite`, `too-long`.
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self.kind {
@@ -93,7 +96,17 @@ impl InputError {
             InputErrorKind::Directory => "directory",
             InputErrorKind::Empty => "empty",
             InputErrorKind::Json { .. } => "json",
+            InputErrorKind::Suite(_) => "suite",
             InputErrorKind::TooLong { .. } => "too-long",
+        }
+    }
+
+    /// The conformance suite in `dir` does not load.
+    #[must_use]
+    pub fn suite(dir: &str, errors: crate::scenario::ScenarioErrors) -> InputError {
+        InputError {
+            file: dir.to_owned(),
+            kind: InputErrorKind::Suite(errors),
         }
     }
 
@@ -170,6 +183,13 @@ impl fmt::Display for InputError {
                 } else {
                     write!(f, "{file}:{line}:{column}: {place}: {message}")
                 }
+            }
+            InputErrorKind::Suite(errors) => {
+                write!(f, "{file}: the conformance suite does not load:")?;
+                for error in &errors.0 {
+                    write!(f, "\n  {error}")?;
+                }
+                Ok(())
             }
             InputErrorKind::TooLong { what, line, column } => write!(
                 f,

@@ -33,7 +33,7 @@ pub use reading::{Answers, diagnose};
 pub use repro::reproduction;
 pub use run::{
     ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
-    MAX_DIVERGING_GAMES, MAX_SHRINKS, MAX_STARTS, check_engine, check_manifest_file, default_suite,
+    MAX_DIVERGING_GAMES, MAX_SHRINKS, MAX_STARTS, check_engine, check_manifest_file,
 };
 pub use scenarios::EngineSubject;
 pub use serve::{Fault, ServeOptions, serve};

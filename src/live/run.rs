@@ -27,7 +27,7 @@ use crate::perft::perft;
 use crate::position::Position;
 use crate::profile::Profile;
 use crate::rules::legal_moves;
-use crate::scenario::{Subject, Suite};
+use crate::scenario::{ScenarioErrors, Subject, Suite};
 
 /// Engine processes started in one run before kpe-check gives up on it.
 pub const MAX_STARTS: u32 = 4;
@@ -56,8 +56,8 @@ pub struct LiveOptions {
     pub games: Option<u32>,
     /// The deepest perft depth (`--perft-depth`).
     pub perft_depth: Option<u32>,
-    /// The conformance suite directory (`--suite`); by default the
-    /// `conformance/` directory of the kpe source tree, when it exists.
+    /// A conformance suite directory (`--suite`) to run instead of the
+    /// suite built into the library ([`Suite::bundled`]).
     pub suite: Option<PathBuf>,
     /// Show progress on stderr (only drawn on a terminal).
     pub progress: bool,
@@ -79,7 +79,7 @@ pub struct LiveReport {
     pub summary: Summary,
     /// Requests sent to the engine.
     pub requests: u64,
-    /// Things the report should mention (the seed, the suite not found,
+    /// Things the report should mention (the seed, perft depths skipped,
     /// units skipped); kpe-check prints them on stderr.
     pub notes: Vec<String>,
 }
@@ -90,12 +90,6 @@ impl LiveReport {
     pub fn conforms(&self) -> bool {
         self.summary.conforms()
     }
-}
-
-/// The directory of the conformance suite in the kpe source tree.
-#[must_use]
-pub fn default_suite() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")
 }
 
 /// Environment variable: the seed of the random games.
@@ -184,6 +178,14 @@ impl LiveOptions {
 /// Why a live run stopped before its end.
 #[derive(Debug)]
 pub enum LiveError {
+    /// The conformance suite directory of the options does not load:
+    /// nothing was run.
+    Suite {
+        /// The directory, as given.
+        dir: PathBuf,
+        /// Every problem found in it.
+        errors: ScenarioErrors,
+    },
     /// The engine's program could not be started: the manifest's command
     /// is wrong.
     Spawn(Failure),
@@ -217,6 +219,9 @@ pub fn check_manifest_file(
     match check_engine(&manifest, path, options, sink, notes) {
         Ok(report) => Ok(report.summary),
         Err(LiveError::Output(e)) => Err(CheckError::Output(e)),
+        Err(LiveError::Suite { dir, errors }) => {
+            fail(sink, InputError::suite(&dir.display().to_string(), errors))
+        }
         Err(LiveError::Spawn(failure)) => {
             let file = path.display().to_string();
             fail(
@@ -236,8 +241,9 @@ pub fn check_manifest_file(
 ///
 /// # Errors
 ///
-/// [`LiveError::Spawn`] when the engine cannot be started at all, before
-/// anything is written; [`LiveError::Output`] when the report cannot be
+/// [`LiveError::Suite`] when `options` names a suite directory that does
+/// not load, and [`LiveError::Spawn`] when the engine cannot be started at
+/// all, both before anything is written; [`LiveError::Output`] when the report cannot be
 /// written, and the run stops there.
 pub fn check_engine(
     manifest: &Manifest,
@@ -250,6 +256,14 @@ pub fn check_engine(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    let (suite_dir, suite) = match &options.suite {
+        None => (PathBuf::from(Suite::BUNDLED_DIR), Suite::bundled()),
+        Some(dir) => (dir.clone(), Suite::load(dir)),
+    };
+    let suite = suite.map_err(|errors| LiveError::Suite {
+        dir: suite_dir.clone(),
+        errors,
+    })?;
     let profile = manifest.profile;
     let seed = options
         .seed
@@ -285,7 +299,7 @@ pub fn check_engine(
     live.write(|sink| sink.begin(&run));
     match started {
         Ok(_) => {
-            live.scenarios(options.suite.clone().unwrap_or_else(default_suite));
+            live.scenarios(&suite_dir, &suite);
             let mut plan = manifest.perft;
             if let Some(depth) = options.perft_depth {
                 plan.max_depth = depth;
@@ -420,28 +434,12 @@ impl Live<'_> {
         true
     }
 
-    fn scenarios(&mut self, dir: PathBuf) {
-        if !dir.is_dir() {
-            self.note(format!(
-                "no conformance suite at {}: scenarios not run (set {ENV_SUITE}=DIR)",
-                dir.display()
-            ));
-            return;
-        }
-        let suite = match Suite::load(&dir) {
-            Ok(suite) => suite,
-            Err(errors) => {
-                self.note(format!(
-                    "the conformance suite at {} does not load, scenarios not run: {errors}",
-                    dir.display()
-                ));
-                return;
-            }
-        };
-        let runnable: Vec<(String, crate::scenario::Scenario)> = suite
+    /// Runs the scenarios of `suite` (read from `dir`) that hold under the
+    /// claimed profile.
+    fn scenarios(&mut self, dir: &Path, suite: &Suite) {
+        let runnable: Vec<(&str, &crate::scenario::Scenario)> = suite
             .scenarios()
             .filter(|(_, s)| s.invalid_start.is_none() && s.profiles().any(|p| p == self.profile))
-            .map(|(file, s)| (file.to_owned(), s.clone()))
             .collect();
         self.progress.start("scenarios", runnable.len() as u64);
         for (file, scenario) in runnable {
@@ -449,7 +447,7 @@ impl Live<'_> {
                 return;
             }
             self.progress.tick();
-            let unit = self.scenario(&dir, &file, &scenario);
+            let unit = self.scenario(dir, file, scenario);
             self.push(unit);
         }
     }

@@ -1,6 +1,7 @@
 //! Loading a suite and checking its files: malformed YAML and unknown
 //! fields with file, line and column; scenario checks with the scenario id.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -11,6 +12,60 @@ use crate::profile::Switch;
 use crate::rules::Reason;
 
 impl Suite {
+    /// The conformance suite built into the library: every file of the
+    /// `conformance/` directory it was built from, `(file name, text)`, in
+    /// file-name order. [`Suite::bundled`] loads it.
+    pub const BUNDLED: &'static [(&'static str, &'static str)] = &[
+        (
+            "capture.yaml",
+            include_str!("../../conformance/capture.yaml"),
+        ),
+        ("end.yaml", include_str!("../../conformance/end.yaml")),
+        (
+            "feeding.yaml",
+            include_str!("../../conformance/feeding.yaml"),
+        ),
+        ("games.yaml", include_str!("../../conformance/games.yaml")),
+        (
+            "illegal.yaml",
+            include_str!("../../conformance/illegal.yaml"),
+        ),
+        ("lock.yaml", include_str!("../../conformance/lock.yaml")),
+        ("perft.yaml", include_str!("../../conformance/perft.yaml")),
+        (
+            "repetition.yaml",
+            include_str!("../../conformance/repetition.yaml"),
+        ),
+        ("sowing.yaml", include_str!("../../conformance/sowing.yaml")),
+    ];
+
+    /// The directory the files of [`Suite::BUNDLED`] are named under in
+    /// messages: where they are in the kpe source tree.
+    pub const BUNDLED_DIR: &'static str = "conformance";
+
+    /// Loads and checks the suite built into the library
+    /// ([`Suite::BUNDLED`]), as [`Suite::load`] does a directory; problems
+    /// name the files as `conformance/NAME.yaml`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Suite::load`]; a test of this crate keeps the built-in suite
+    /// free of them.
+    pub fn bundled() -> Result<Suite, ScenarioErrors> {
+        Suite::from_texts(Suite::BUNDLED)
+    }
+
+    /// Loads files given as `(file name, text)`, named in messages as if in
+    /// [`Suite::BUNDLED_DIR`].
+    fn from_texts(files: &[(&str, &str)]) -> Result<Suite, ScenarioErrors> {
+        let files = files.iter().map(|&(name, text)| SourceFile {
+            shown: format!("{}/{name}", Suite::BUNDLED_DIR),
+            name: name.to_owned(),
+            text: Ok(text.into()),
+        });
+        Suite::parse(Suite::BUNDLED_DIR, files)
+    }
+
     /// Loads and checks every `*.yaml` file of `dir`: `perft.yaml` as the
     /// perft tables, the others as scenario files. Scenario ids must be
     /// unique across all files.
@@ -35,24 +90,35 @@ impl Suite {
             .filter(|n| n.ends_with(".yaml"))
             .collect();
         names.sort();
+        let files = names.into_iter().map(|name| {
+            let path = dir.join(&name);
+            SourceFile {
+                shown: path.display().to_string(),
+                text: std::fs::read_to_string(&path)
+                    .map(Cow::Owned)
+                    .map_err(|e| e.to_string()),
+                name,
+            }
+        });
+        Suite::parse(&dir.display().to_string(), files)
+    }
+
+    /// Checks the files of a suite shown as `dir`, in the order given.
+    fn parse<'a>(
+        dir: &str,
+        files: impl Iterator<Item = SourceFile<'a>>,
+    ) -> Result<Suite, ScenarioErrors> {
         let mut errors = Vec::new();
         let mut suite = Suite {
             files: Vec::new(),
             perft: None,
         };
         let mut seen: HashMap<String, String> = HashMap::new();
-        for name in names {
-            let path = dir.join(&name);
-            let shown = path.display().to_string();
-            let text = match std::fs::read_to_string(&path) {
+        for SourceFile { shown, name, text } in files {
+            let text = match text {
                 Ok(text) => text,
-                Err(e) => {
-                    errors.push(ScenarioError::new(
-                        shown,
-                        ErrorKind::Read {
-                            message: e.to_string(),
-                        },
-                    ));
+                Err(message) => {
+                    errors.push(ScenarioError::new(shown, ErrorKind::Read { message }));
                     continue;
                 }
             };
@@ -99,10 +165,7 @@ impl Suite {
             }
         }
         if suite.files.is_empty() && errors.is_empty() {
-            errors.push(ScenarioError::new(
-                dir.display().to_string(),
-                ErrorKind::NoFiles,
-            ));
+            errors.push(ScenarioError::new(dir.to_owned(), ErrorKind::NoFiles));
         }
         if errors.is_empty() {
             Ok(suite)
@@ -110,6 +173,14 @@ impl Suite {
             Err(ScenarioErrors(errors))
         }
     }
+}
+
+/// One file of a suite, read or not: how messages name it, its file name,
+/// and its text or why it could not be read.
+struct SourceFile<'a> {
+    shown: String,
+    name: String,
+    text: Result<Cow<'a, str>, String>,
 }
 
 // ---------------------------------------------------------------------------
@@ -868,5 +939,86 @@ mod tests {
         assert_eq!(id_line(text, "b", 0), Some((4, 5)));
         assert_eq!(id_line(text, "a", 1), Some((5, 7)));
         assert_eq!(id_line(text, "a", 2), None);
+    }
+
+    /// The `*.yaml` files of the suite directory in the source tree.
+    fn suite_on_disk() -> (std::path::PathBuf, Vec<String>) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(Suite::BUNDLED_DIR);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".yaml"))
+            .collect();
+        names.sort();
+        (dir, names)
+    }
+
+    #[test]
+    fn every_conformance_file_is_built_in() {
+        let (dir, on_disk) = suite_on_disk();
+        let built_in: Vec<&str> = Suite::BUNDLED.iter().map(|&(name, _)| name).collect();
+        for name in &on_disk {
+            assert!(
+                built_in.contains(&name.as_str()),
+                "{}/{name} is not built into the library: add it to Suite::BUNDLED in src/scenario/load.rs",
+                dir.display()
+            );
+        }
+        assert_eq!(
+            built_in, on_disk,
+            "Suite::BUNDLED: one entry per file, in file-name order"
+        );
+        for &(name, text) in Suite::BUNDLED {
+            assert_eq!(
+                text,
+                std::fs::read_to_string(dir.join(name)).unwrap(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_built_in_suite_loads_and_is_the_one_on_disk() {
+        let bundled = Suite::bundled().unwrap_or_else(|e| panic!("{e}"));
+        let (dir, _) = suite_on_disk();
+        assert_eq!(bundled, Suite::load(&dir).unwrap());
+        assert!(bundled.perft.is_some());
+        assert!(bundled.scenarios().count() > 100);
+    }
+
+    #[test]
+    fn built_in_files_are_named_by_their_place_in_the_source_tree() {
+        let errors = Suite::from_texts(&[
+            ("good.yaml", Suite::BUNDLED[0].1),
+            ("bad.yaml", "topic: t\nscenarios: [}\n"),
+        ])
+        .unwrap_err();
+        assert_eq!(errors.0.len(), 1, "{errors}");
+        assert_eq!(errors.0[0].file, "conformance/bad.yaml");
+        assert_eq!(errors.0[0].location.map(|(l, _)| l), Some(2), "{errors}");
+        assert!(
+            errors.to_string().starts_with("conformance/bad.yaml:2:"),
+            "{errors}"
+        );
+    }
+
+    #[test]
+    fn suite_errors_name_the_file_line_and_scenario() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
+        let one = "topic: t\nscenarios:\n  - id: same\n    rules: [SOW-1]\n    moves: [S1]\n    expect:\n      - ply: 1\n        landing: S4\n";
+        std::fs::write(dir.join("a.yaml"), one).unwrap();
+        std::fs::write(dir.join("b.yaml"), one).unwrap();
+        std::fs::write(dir.join("c.yaml"), "topic: t\nscenarios: [}\n").unwrap();
+        let errors = Suite::load(dir).unwrap_err();
+        let text = errors.to_string();
+        let b = dir.join("b.yaml").display().to_string();
+        let c = dir.join("c.yaml").display().to_string();
+        assert_eq!(errors.0.len(), 2, "{text}");
+        assert_eq!(errors.0[0].file, b, "{text}");
+        assert_eq!(errors.0[0].location.map(|(l, _)| l), Some(3), "{text}");
+        assert_eq!(errors.0[0].scenario.as_deref(), Some("same"), "{text}");
+        assert_eq!(errors.0[1].file, c, "{text}");
+        assert_eq!(errors.0[1].location.map(|(l, _)| l), Some(2), "{text}");
     }
 }
