@@ -154,6 +154,11 @@ fn json_output_parses_and_carries_the_divergence() {
         report["summary"]["reading"]["closest"],
         serde_json::json!(["skip-origin"])
     );
+    assert_eq!(report["summary"]["reading"]["rechecked"], 31);
+    assert_eq!(
+        report["summary"]["reading"]["kept_as_claimed"],
+        serde_json::json!([])
+    );
     let (code, report) = json_report(Path::new(&example("conforming.json")));
     assert_eq!(code, 0);
     assert_eq!(report["conforms"], true);
@@ -506,7 +511,7 @@ fn the_reading_is_named_for_the_skip_origin_engine() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "no documented reading explains it",
+            "reading: claimed default, but no documented reading explains it: it diverges under every one of the 31 other profiles re-checked\n",
         ));
 }
 

@@ -258,6 +258,13 @@ fn a_bug_no_reading_explains_is_flagged_with_its_rule() {
     assert!(blamed(&report).contains(&"CAP-3"), "{:?}", blamed(&report));
     let reading = report.summary.reading.as_ref().unwrap();
     assert!(!reading.explained(), "{reading}");
+    // The answers carry no game history: I5 is kept as claimed, so 15
+    // other profiles are re-checked, and the report says so.
+    assert_eq!(reading.rechecked, 15);
+    assert_eq!(
+        reading.to_string(),
+        "no documented reading explains it: it diverges under every one of the 15 other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart)"
+    );
     assert_reproductions(&report);
 }
 

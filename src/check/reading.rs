@@ -31,6 +31,13 @@ pub trait Recheck {
     fn conforms_under_each(&mut self, profiles: &[Profile]) -> Result<Vec<bool>, Self::Error> {
         profiles.iter().map(|&p| self.conforms_under(p)).collect()
     }
+
+    /// The readings these units cannot tell apart, kept as claimed:
+    /// [`name_reading`] re-checks no profile that differs there. None by
+    /// default.
+    fn kept_as_claimed(&self) -> &[Switch] {
+        &[]
+    }
 }
 
 /// The profiles under which everything conforms, when the claimed one does
@@ -42,6 +49,17 @@ pub struct Reading {
     /// Every profile under which all units conform, closest to the claimed
     /// one first (fewest switches changed), then in [`Profile::all`] order.
     pub conforms_under: Vec<Profile>,
+    /// How many profiles other than the claimed one were re-checked: 31,
+    /// or fewer when some readings are kept as claimed.
+    pub rechecked: usize,
+    /// The readings kept as claimed, because the units cannot tell them
+    /// apart ([`Recheck::kept_as_claimed`]). Serialised as switch names.
+    #[serde(serialize_with = "switch_names")]
+    pub kept_as_claimed: Vec<Switch>,
+}
+
+fn switch_names<S: serde::Serializer>(switches: &[Switch], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(switches.iter().map(|switch| switch.name()))
 }
 
 impl Reading {
@@ -84,10 +102,24 @@ impl fmt::Display for Reading {
     /// explains it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.explained() {
-            return write!(
-                f,
-                "no documented reading explains it: it diverges under all 32 rules profiles"
-            );
+            f.write_str("no documented reading explains it: ")?;
+            match self.rechecked {
+                0 => f.write_str("no other profile was re-checked")?,
+                1 => f.write_str("it diverges under the one other profile re-checked")?,
+                n => write!(
+                    f,
+                    "it diverges under every one of the {n} other profiles re-checked"
+                )?,
+            }
+            if !self.kept_as_claimed.is_empty() {
+                let names: Vec<&str> = self.kept_as_claimed.iter().map(|s| s.reading()).collect();
+                write!(
+                    f,
+                    " ({} kept as claimed, which these checks cannot tell apart)",
+                    names.join(", ")
+                )?;
+            }
+            return Ok(());
         }
         let near = self.closest();
         let names: Vec<String> = near.iter().map(ToString::to_string).collect();
@@ -154,8 +186,9 @@ fn reading_text(switch: Switch, on: bool) -> &'static str {
     }
 }
 
-/// Re-checks `units` under every profile but `claimed` and reports those
-/// under which everything conforms.
+/// Re-checks `units` under every profile but `claimed` (that agrees with
+/// it on the readings [`Recheck::kept_as_claimed`]) and reports those under
+/// which everything conforms.
 ///
 /// # Errors
 ///
@@ -164,7 +197,12 @@ pub fn name_reading<R: Recheck + ?Sized>(
     claimed: Profile,
     units: &mut R,
 ) -> Result<Reading, R::Error> {
-    let others: Vec<Profile> = Profile::all().filter(|&p| p != claimed).collect();
+    let kept_as_claimed = units.kept_as_claimed().to_vec();
+    let others: Vec<Profile> = Profile::all()
+        .filter(|&p| p != claimed)
+        .filter(|&p| kept_as_claimed.iter().all(|&s| p.has(s) == claimed.has(s)))
+        .collect();
+    let rechecked = others.len();
     let verdicts = units.conforms_under_each(&others)?;
     let mut conforms_under: Vec<Profile> = others
         .into_iter()
@@ -175,6 +213,8 @@ pub fn name_reading<R: Recheck + ?Sized>(
     Ok(Reading {
         claimed,
         conforms_under,
+        rechecked,
+        kept_as_claimed,
     })
 }
 
@@ -235,9 +275,52 @@ mod tests {
         ));
         let none = name_reading(Profile::DEFAULT, &mut Fixed(vec![], 0)).unwrap();
         assert!(!none.explained());
+        assert_eq!(
+            none.to_string(),
+            "no documented reading explains it: it diverges under every one of the 31 other profiles re-checked"
+        );
+    }
+
+    /// Units that cannot tell some readings apart.
+    struct Blind(Vec<Switch>, usize);
+
+    impl Recheck for Blind {
+        type Error = ();
+        fn conforms_under(&mut self, _: Profile) -> Result<bool, ()> {
+            self.1 += 1;
+            Ok(false)
+        }
+        fn kept_as_claimed(&self) -> &[Switch] {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn readings_kept_as_claimed_are_not_rechecked_and_the_count_says_so() {
+        let claimed: Profile = "end-on-repetition".parse().unwrap();
+        let mut units = Blind(vec![Switch::EndOnRepetition], 0);
+        let reading = name_reading(claimed, &mut units).unwrap();
+        assert_eq!((units.1, reading.rechecked), (15, 15));
+        assert_eq!(
+            reading.to_string(),
+            "no documented reading explains it: it diverges under every one of the 15 other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart)"
+        );
+        let all_but_one: Vec<Switch> = Switch::ALL[1..].to_vec();
+        let reading = name_reading(Profile::DEFAULT, &mut Blind(all_but_one, 0)).unwrap();
+        assert_eq!(reading.rechecked, 1);
         assert!(
-            none.to_string()
-                .starts_with("no documented reading explains it")
+            reading.to_string().contains(
+                "it diverges under the one other profile re-checked (I2, I3, I4, I5 kept"
+            ),
+            "{reading}"
+        );
+        let reading = name_reading(Profile::DEFAULT, &mut Blind(Switch::ALL.to_vec(), 0)).unwrap();
+        assert_eq!(reading.rechecked, 0);
+        assert!(
+            reading
+                .to_string()
+                .contains("explains it: no other profile was re-checked (I1, I2"),
+            "{reading}"
         );
     }
 }

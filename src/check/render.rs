@@ -345,6 +345,8 @@ impl<W: Write> Sink for JsonSink<W> {
                 "explained": r.explained(),
                 "closest": r.closest(),
                 "conforms_under": r.conforms_under,
+                "rechecked": r.rechecked,
+                "kept_as_claimed": r.kept_as_claimed.iter().map(|s| s.name()).collect::<Vec<_>>(),
                 "text": r.to_string(),
             })
         });

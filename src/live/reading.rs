@@ -31,6 +31,11 @@ impl<'a> Answers<'a> {
 impl Recheck for Answers<'_> {
     type Error = Infallible;
 
+    /// The repetition reading (I5): no question carries a game's history.
+    fn kept_as_claimed(&self) -> &[Switch] {
+        &[Switch::EndOnRepetition]
+    }
+
     fn conforms_under(&mut self, profile: Profile) -> Result<bool, Infallible> {
         if profile.has(Switch::EndOnRepetition) != self.claimed.has(Switch::EndOnRepetition) {
             return Ok(false);
