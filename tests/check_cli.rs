@@ -258,6 +258,48 @@ fn live_mode_flags_with_a_transcript_are_a_usage_error() {
         .stdout(predicate::str::contains("KPE_CHECK_PERFT_DEPTH"));
 }
 
+/// Runs kpe-check with `args` and its stdout a pipe whose reading end is
+/// already closed, as under `kpe-check ... | head -1` once head is done:
+/// the exit code and stderr.
+fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdout(writer)
+        .output()
+        .expect("kpe-check runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let transcript = example("skip-origin.json");
+    for args in [
+        vec![transcript.as_str()],
+        vec![transcript.as_str(), "--format", "json"],
+        vec![transcript.as_str(), "--color", "always"],
+    ] {
+        let (code, stderr) = with_closed_stdout(&args);
+        assert_eq!((code, stderr.as_str()), (Some(2), ""), "{args:?}");
+    }
+    for args in [["--help"], ["-h"], ["--version"]] {
+        let (code, stderr) = with_closed_stdout(&args);
+        assert_eq!((code, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+    // Bad input is still reported on stderr.
+    let (code, stderr) = with_closed_stdout(&["no-such-file.json", "--format", "json"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: no-such-file.json: cannot read the file"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_engine_manifest_goes_to_the_live_mode() {
     let t = temp_file(br#"{"format": "kpe-engine", "version": 1}"#);

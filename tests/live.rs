@@ -672,6 +672,32 @@ fn a_suite_directory_that_does_not_load_is_bad_input() {
 }
 
 #[test]
+fn kpe_check_stops_quietly_on_a_closed_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = one_scenario_suite(dir.path());
+    let bad = manifest_file(
+        dir.path(),
+        &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
+    );
+    for format in ["human", "json"] {
+        // Like `kpe-check ... | head -1` once head is done.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = kpe_check()
+            .arg(&bad)
+            .args(["--format", format, "--suite", suite.to_str().unwrap()])
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{format}: {stderr}");
+        // Nothing but the run stopping: no error, no panic, and no seed
+        // for random games that are not played.
+        assert_eq!(stderr, "", "{format}");
+    }
+}
+
+#[test]
 fn kpe_check_refuses_bad_flag_values_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let good = manifest_file(dir.path(), &kpe_engine(&[], "default", 5000));

@@ -16,7 +16,8 @@ Exit codes:
   1  divergences found: the report shows each one, the rule it breaks and a
      scenario that reproduces it
   2  bad input or usage: unreadable file, malformed JSON, unknown field or
-     format version, impossible start position, bad arguments
+     format version, impossible start position, bad arguments; or the report
+     could not be written (a closed pipe ends the run quietly)
 
 FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md) or an
 engine manifest (\"format\": \"kpe-engine\", spec/PROTOCOL.md).

@@ -511,6 +511,9 @@ impl Live<'_> {
     }
 
     fn perft(&mut self, max_depth: u32, max_nodes: u64) {
+        if self.given_up() {
+            return;
+        }
         let root = Position::initial();
         let own = self.engine.info().is_some_and(|i| i.perft);
         let depths: Vec<(u32, u64)> = (1..=max_depth)
@@ -662,6 +665,9 @@ impl Live<'_> {
     }
 
     fn random_games(&mut self, seed: u64, games: u32, max_plies: u32) {
+        if self.given_up() {
+            return; // nor print a seed for games that will not be played
+        }
         self.note(format!(
             "random games: seed {seed} (repeat with --seed {seed}, {ENV_SEED}={seed}, or \"seed\": {seed} in the manifest's \"random\")"
         ));
