@@ -13,7 +13,7 @@ use crate::board::{PITS, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 /// captured, whose turn it is, and which of their own pits each player has
 /// started a move from (LOCK-1).
 ///
-/// Written in notation (see [`Position::to_string`] and `spec/NOTATION.md`) as
+/// Written in notation (its `Display`; see `spec/NOTATION.md`) as
 /// `S1,S2,S3,S4/N1,N2,N3,N4 side capturedS/capturedN usedS/usedN`:
 ///
 /// ```

@@ -100,9 +100,10 @@ enum Command {
         /// Print the whole suite as one JSON document.
         #[arg(long)]
         json: bool,
-        /// The suite directory: scenario files `*.yaml` and `perft.yaml`.
-        #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance"))]
-        dir: std::path::PathBuf,
+        /// A suite directory (scenario files `*.yaml` and `perft.yaml`) to
+        /// load instead of the suite built into kpe.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
     },
 }
 
@@ -146,7 +147,7 @@ fn main() -> ExitCode {
             json,
         } => play(&moves, from, rules, json),
         Command::Engine { rules, fault } => engine(rules, fault),
-        Command::Suite { json, dir } => suite(&dir, json),
+        Command::Suite { json, dir } => suite(dir.as_deref(), json),
     }
 }
 
@@ -269,14 +270,19 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
 }
 
 /// `kpe suite`: load and check the suite, then print it.
-fn suite(dir: &std::path::Path, json: bool) -> ExitCode {
-    let suite = match kpe::scenario::Suite::load(dir) {
+fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
+    let loaded = match dir {
+        Some(dir) => kpe::scenario::Suite::load(dir),
+        None => kpe::scenario::Suite::bundled(),
+    };
+    let suite = match loaded {
         Ok(suite) => suite,
         Err(errors) => {
-            eprintln!(
-                "error: the suite in {} is not valid:\n{errors}",
-                dir.display()
+            let place = dir.map_or_else(
+                || "built into kpe".to_owned(),
+                |d| format!("in {}", d.display()),
             );
+            eprintln!("error: the suite {place} is not valid:\n{errors}");
             return ExitCode::from(2);
         }
     };

@@ -152,14 +152,7 @@ impl Subject for EngineSubject<'_> {
     /// by the reference; scenarios about invalid starts are not run against
     /// engines.
     fn check_position(&mut self, position: &str) -> Result<Verdict, SubjectError> {
-        Ok(match position.parse::<Position>() {
-            Ok(p) => Verdict::Valid {
-                position: p.to_string(),
-            },
-            Err(e) => Verdict::Invalid {
-                code: e.code().to_owned(),
-            },
-        })
+        Ok(Verdict::reference(position))
     }
 
     fn standing(&mut self, line: &Line<'_>) -> Result<Standing, SubjectError> {

@@ -45,6 +45,21 @@ pub enum Verdict {
     },
 }
 
+impl Verdict {
+    /// The reference rules' verdict on a position text.
+    #[must_use]
+    pub fn reference(position: &str) -> Verdict {
+        match position.parse::<Position>() {
+            Ok(p) => Verdict::Valid {
+                position: p.to_string(),
+            },
+            Err(e) => Verdict::Invalid {
+                code: e.code().to_owned(),
+            },
+        }
+    }
+}
+
 /// Where a game stands: its legal moves and its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -512,14 +527,7 @@ impl Reference {
 
 impl Subject for Reference {
     fn check_position(&mut self, position: &str) -> Result<Verdict, SubjectError> {
-        Ok(match position.parse::<Position>() {
-            Ok(p) => Verdict::Valid {
-                position: p.to_string(),
-            },
-            Err(e) => Verdict::Invalid {
-                code: e.code().to_owned(),
-            },
-        })
+        Ok(Verdict::reference(position))
     }
 
     fn standing(&mut self, line: &Line<'_>) -> Result<Standing, SubjectError> {
