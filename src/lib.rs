@@ -33,13 +33,13 @@
 mod board;
 pub mod check;
 mod game;
+pub mod live;
 mod perft;
 mod position;
 mod profile;
+pub mod protocol;
 mod report;
 mod rules;
-pub mod live;
-pub mod protocol;
 pub mod scenario;
 
 pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
