@@ -74,8 +74,11 @@ fn child_count(child: &Position, depth: u32, profile: Profile, path: &mut Path) 
     match &mut path.0 {
         None => count(child, depth, profile, path),
         Some(stack) => {
-            if depth > 0 && stack.contains(child) {
-                return 0; // END-3: the game ended by repetition.
+            if stack.contains(child) {
+                // END-3: the game ended by repetition. (Never at depth 0:
+                // a child differs from its parent in the side to move, and
+                // only divide at depth 1 asks for depth 0.)
+                return 0;
             }
             stack.push(*child);
             let n = count(child, depth, profile, path);
@@ -102,7 +105,10 @@ mod tests {
         assert_eq!(perft(&chase(), 8, rep), 1);
         assert_eq!(perft(&chase(), 9, rep), 0);
         assert_eq!(perft(&chase(), 9, Profile::DEFAULT), 1);
-        // Seven plies in, the eighth move repeats: divide still counts it.
+        // The eighth move repeats the start: divide still counts it.
+        assert_eq!(divide(&chase(), 8, rep), [("S1".parse().unwrap(), 1)]);
+        assert_eq!(divide(&chase(), 9, rep), [("S1".parse().unwrap(), 0)]);
+        // Seven plies in, with no history, the eighth move is no repeat.
         let mut p = chase();
         for m in ["S1", "N1", "S2", "N2", "S3", "N3", "S4"] {
             p = crate::play(&p, m.parse().unwrap(), rep).unwrap().0;
