@@ -47,8 +47,9 @@ fn random_games(c: &mut Criterion) {
         seed: Some(1),
         games: Some(GAMES),
         perft_depth: Some(0),
-        // Random games only: no scenarios.
-        suite: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/no-suite")),
+        // Random games, and only the test fixtures' handful of scenarios
+        // instead of the whole suite.
+        suite: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scenarios/good")),
         progress: false,
     };
     let mut group = c.benchmark_group("live");
