@@ -634,6 +634,8 @@ mod tests {
         ] {
             let p: Position = text.parse().unwrap();
             assert_eq!(p.to_string(), text);
+            let setup: Setup = text.parse().unwrap();
+            assert_eq!(p.pits().map(u32::from).to_vec(), setup.pits);
             assert_eq!(Position::from_setup(&p.to_setup()).unwrap(), p);
         }
     }
@@ -655,6 +657,22 @@ mod tests {
         assert_eq!(
             err("6,6,6,6/6,6,6,6 S 0/0 ----/---- "),
             "column 32: expected end of the position, found ` `"
+        );
+        assert_eq!(
+            err("6,6,6,6/x,6,6,6 S 0/0 ----/----"),
+            "column 9: expected a stone count for North's pit (digits), found `x`"
+        );
+        assert_eq!(
+            err("6,6,6,6/6,6,6,6 S 0/0 x---/----"),
+            "column 23: expected `1` or `-` (pit 1 used or not), found `x---`"
+        );
+        assert_eq!(
+            err("6,6,6,6/6,6,6,6 S 0/0 1x--/----"),
+            "column 24: expected `2` or `-` (pit 2 used or not), found `x--`"
+        );
+        assert_eq!(
+            err("6,6,6,6/6,6,6,6 S 0/0 ----/--4-"),
+            "column 30: expected `3` or `-` (pit 3 used or not), found `4-`"
         );
         assert!(err("").contains("column 1"));
         assert!(err("é").contains("column 1"));
