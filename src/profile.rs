@@ -228,6 +228,10 @@ mod tests {
     fn names_are_order_insensitive_and_errors_name_the_word() {
         let p: Profile = "strict-lock, skip-origin".parse().unwrap();
         assert_eq!(p.to_string(), "skip-origin,strict-lock");
+        // Naming a switch twice keeps it on.
+        let twice: Profile = "skip-origin,skip-origin".parse().unwrap();
+        assert_eq!(twice, Profile::with(&[Switch::SkipOrigin]));
+        assert_eq!(Switch::EndOnRepetition.to_string(), "end-on-repetition");
         let err = "skip-origin,bogus".parse::<Profile>().unwrap_err();
         assert!(err.to_string().contains("`bogus`"), "{err}");
     }
