@@ -73,6 +73,8 @@ pub struct Game {
     profile: Profile,
     positions: Vec<Position>,
     reports: Vec<Report>,
+    /// Every position so far, for the repetition check; kept only under
+    /// `end-on-repetition`, the one reading that needs it.
     seen: HashSet<Position>,
     end: Option<End>,
 }
@@ -89,7 +91,11 @@ impl Game {
             profile,
             positions: vec![start],
             reports: Vec::new(),
-            seen: HashSet::from([start]),
+            seen: if profile.has(Switch::EndOnRepetition) {
+                HashSet::from([start])
+            } else {
+                HashSet::new()
+            },
             end,
         }
     }
@@ -125,8 +131,10 @@ impl Game {
         }
         let (next, mut report) = rules::play(&current, pit, self.profile)?;
         // END-3 (I5): under the alternative the first recurrence ends the game.
-        let repeated = !self.seen.insert(next);
-        if report.end.is_none() && repeated && self.profile.has(Switch::EndOnRepetition) {
+        if report.end.is_none()
+            && self.profile.has(Switch::EndOnRepetition)
+            && !self.seen.insert(next)
+        {
             report.end = Some(End {
                 reason: EndReason::Repetition,
                 totals: rules::sweep(&next),
