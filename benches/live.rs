@@ -51,25 +51,36 @@ fn random_games(c: &mut Criterion) {
         // instead of the whole suite.
         suite: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scenarios/good")),
         progress: false,
+        jobs: Some(1),
+        ..LiveOptions::default()
     };
     let mut group = c.benchmark_group("live");
     group.sample_size(10);
     group.throughput(Throughput::Elements(u64::from(GAMES)));
-    group.bench_function("100 random games against kpe engine", |b| {
-        b.iter(|| {
-            let mut sink = Count(0);
-            let report = check_engine(
-                &manifest,
-                Path::new("bench.json"),
-                &options,
-                &mut sink,
-                &mut std::io::sink(),
-            )
-            .expect("the report is written");
-            assert!(report.conforms());
-            sink.0
-        });
-    });
+    for jobs in [1, 2] {
+        let options = LiveOptions {
+            jobs: Some(jobs),
+            ..options.clone()
+        };
+        group.bench_function(
+            format!("100 random games against kpe engine, --jobs {jobs}"),
+            |b| {
+                b.iter(|| {
+                    let mut sink = Count(0);
+                    let report = check_engine(
+                        &manifest,
+                        Path::new("bench.json"),
+                        &options,
+                        &mut sink,
+                        &mut std::io::sink(),
+                    )
+                    .expect("the report is written");
+                    assert!(report.conforms());
+                    sink.0
+                });
+            },
+        );
+    }
     group.finish();
 }
 

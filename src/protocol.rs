@@ -122,6 +122,12 @@ pub enum Reply {
         /// Whether the engine answers [`Request::Perft`]; `false` if absent.
         #[serde(default)]
         perft: bool,
+        /// The rules profiles the engine plays, if it plays several:
+        /// kpe-check then certifies each in turn, each with its own hello
+        /// (unless the manifest or `--profiles` say which). Absent: the
+        /// engine plays the profile of the request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        profiles: Option<Vec<Profile>>,
     },
     /// The legal moves of the position, in any order; an empty list means
     /// the game is over.
@@ -206,23 +212,25 @@ pub fn parse_reason(code: &str) -> Result<Reason, String> {
         })
 }
 
-/// The JSON Schema of both directions of the protocol, as committed in
-/// `spec/protocol.schema.json`.
+/// One line of the protocol, in either direction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+#[schemars(
+    title = "kpe engine protocol, version 1: one line",
+    description = "One JSON object per line: a `Request` from kpe-check to the engine's stdin, or a `Reply` the engine writes on stdout, exactly one per request except `quit`. See spec/PROTOCOL.md."
+)]
+pub enum Line {
+    /// A line sent to the engine.
+    Request(Request),
+    /// A line the engine sends back.
+    Reply(Reply),
+}
+
+/// The JSON Schema of one protocol line (a request or a reply), as
+/// committed in `spec/protocol.schema.json`.
 #[must_use]
 pub fn schema() -> schemars::Schema {
-    #[derive(schemars::JsonSchema)]
-    #[allow(dead_code)]
-    #[schemars(
-        title = "kpe engine protocol, version 1",
-        description = "One JSON object per line. `Request` lines go from kpe-check to the engine's stdin; the engine answers each (except `quit`) with exactly one `Reply` line on stdout. See spec/PROTOCOL.md."
-    )]
-    struct Protocol {
-        /// A line sent to the engine.
-        request: Request,
-        /// A line the engine sends back.
-        reply: Reply,
-    }
-    schemars::schema_for!(Protocol)
+    schemars::schema_for!(Line)
 }
 
 #[cfg(test)]

@@ -300,12 +300,25 @@ impl PerftTable {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Suite {
+    /// The suite format's version ([`SUITE_VERSION`]), as `kpe suite
+    /// --json` exports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+    /// The content digest ([`Suite::digest`]), as `kpe suite --json`
+    /// exports it; kpe-check reports carry the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
     /// The scenario files, in file-name order.
     pub files: Vec<SuiteFile>,
     /// The perft tables of `perft.yaml`, if the suite has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perft: Option<PerftFile>,
 }
+
+/// The version of the conformance suite's content: raised whenever a
+/// scenario or perft table changes meaning. Reports state it with the
+/// suite's [`Suite::digest`].
+pub const SUITE_VERSION: u32 = 2;
 
 /// One scenario file of the suite, with its file name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -324,6 +337,27 @@ pub struct SuiteFile {
 pub const PERFT_FILE: &str = "perft.yaml";
 
 impl Suite {
+    /// `sha256:` and the hex SHA-256 of the suite's scenarios and perft
+    /// tables as compact JSON (without the version and digest fields), so
+    /// that two runs can tell whether they ran the same suite.
+    #[must_use]
+    pub fn digest(&self) -> String {
+        use sha2::Digest as _;
+        let content = serde_json::json!({"files": self.files, "perft": self.perft});
+        let bytes = serde_json::to_vec(&content).expect("a suite serialises");
+        let hash = sha2::Sha256::digest(&bytes);
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        format!("sha256:{hex}")
+    }
+
+    /// The suite with its version and digest filled in, for export.
+    #[must_use]
+    pub fn stamped(mut self) -> Suite {
+        self.version = Some(SUITE_VERSION);
+        self.digest = Some(self.digest());
+        self
+    }
+
     /// Every scenario of the suite with the name of its file.
     pub fn scenarios(&self) -> impl Iterator<Item = (&str, &Scenario)> {
         self.files

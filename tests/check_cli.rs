@@ -90,8 +90,15 @@ fn a_conforming_transcript_exits_0() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "summary: conforms: 3 games checked, 3 conform, 0 diverge",
+            "verdict   CONFORMS (exit 0)\n  games     3 conform (3 games in all;",
         ))
+        .stdout(predicate::str::contains("✓").not());
+    // Passes are listed with --verbose only.
+    kpe_check()
+        .arg(example("conforming.json"))
+        .arg("--verbose")
+        .assert()
+        .code(0)
         .stdout(predicate::str::contains(
             "✓ game chase (games[2]) conforms (12 plies)",
         ));
@@ -187,7 +194,12 @@ fn junit_output_is_well_formed() {
         .find(|c| !matches!(c.status, quick_junit::TestCaseStatus::Success { .. }))
         .expect("one failing case");
     assert!(xml.contains("CAP-3"), "{xml}");
-    assert!(failed.name.as_str().starts_with("game seed-"));
+    assert!(
+        failed.name.as_str().starts_with("seed-"),
+        "{}",
+        failed.name.as_str()
+    );
+    assert!(xml.contains("classname=\"kpe.game\""), "{xml}");
     // Bad input gives an error test case, still well-formed.
     let t = temp_file(b"{");
     kpe_check()
@@ -213,7 +225,9 @@ fn usage_errors_exit_2_and_help_documents_the_exit_codes() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains("Exit codes:"))
-        .stdout(predicate::str::contains("1  divergences found"));
+        .stdout(predicate::str::contains(
+            "1  diverges: at least one rules divergence",
+        ));
 }
 
 #[test]
@@ -507,7 +521,7 @@ fn a_huge_file_on_one_line_streams_through() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "20000 games checked, 20000 conform",
+            "20000 conform (20000 games in all",
         ));
 }
 
@@ -546,14 +560,14 @@ fn the_reading_is_named_for_the_skip_origin_engine() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "reading: claimed default, but conforms under: skip-origin (I1: a sowing of 8+ stones skips its origin pit)",
+            "reading   claimed default, but conforms under: skip-origin (I1: a sowing of 8+ stones skips its origin pit)",
         ));
     kpe_check()
         .arg(example("chain-past-row.json"))
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "reading: claimed default, but no documented reading explains it: it diverges under every one of the 31 other profiles re-checked\n",
+            "reading   claimed default, but no documented reading explains it: it diverges under every one of the 31 other profiles re-checked\n",
         ));
 }
 

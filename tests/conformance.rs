@@ -925,7 +925,12 @@ fn kpe_suite_json_exports_the_whole_suite() {
         serde_json::from_slice(&output.stdout).expect("the export parses as a Suite");
     let suite = suite();
     assert_eq!(exported.scenarios().count(), suite.scenarios().count());
-    assert_eq!(exported, suite);
+    // The export carries the suite's version and content digest, as
+    // kpe-check's reports do.
+    assert_eq!(exported.version, Some(kpe::scenario::SUITE_VERSION));
+    assert_eq!(exported.digest.as_deref(), Some(suite.digest().as_str()));
+    assert!(suite.digest().starts_with("sha256:") && suite.digest().len() == 7 + 64);
+    assert_eq!(exported, suite.stamped());
 }
 
 #[test]
@@ -936,7 +941,12 @@ fn kpe_suite_reads_any_directory_and_reports_bad_files() {
         .unwrap();
     assert!(output.status.success());
     let exported: Suite = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(exported, load(&fixture("good")));
+    assert_eq!(exported, load(&fixture("good")).stamped());
+    assert_ne!(
+        exported.digest,
+        suite().stamped().digest,
+        "another suite, another digest"
+    );
     assert_eq!(exported.perft.map(|p| p.tables.len()), Some(2));
     kpe()
         .args(["suite", "--dir", "tests/fixtures/scenarios/good"])

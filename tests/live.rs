@@ -126,7 +126,17 @@ fn assert_reproductions(report: &LiveReport) {
         }
         assert!(d.scenario_yaml().unwrap().starts_with("- id: kpe-check-"));
     }
-    assert!(shrunk, "no divergence was shrunk");
+    // Each group's example is its smallest unit, shrunk further when it
+    // can be: unless it is small already, one was shrunk.
+    let smallest = divergences(report)
+        .iter()
+        .filter_map(|(_, d)| d.before.map(|p| p.board_stones()))
+        .min()
+        .unwrap_or(0);
+    assert!(
+        shrunk || smallest <= 12,
+        "no divergence was shrunk (smallest: {smallest} stones)"
+    );
 }
 
 fn python3() -> bool {
@@ -157,7 +167,23 @@ fn the_reference_engine_conforms_on_every_kind_of_unit() {
             report.notes
         );
     }
-    assert_eq!(report.units.iter().filter(|u| u.kind == "perft").count(), 3);
+    // perft/initial/1..3, then the suite's default tables within the budget.
+    let perft: Vec<&str> = report
+        .units
+        .iter()
+        .filter(|u| u.kind == "perft")
+        .map(|u| u.id.as_str())
+        .collect();
+    assert_eq!(
+        &perft[..3],
+        ["perft/initial/1", "perft/initial/2", "perft/initial/3"]
+    );
+    assert!(
+        perft
+            .iter()
+            .any(|id| id.starts_with("perft/initial-default/")),
+        "{perft:?}"
+    );
     // Without a suite directory, the suite built into the library runs:
     // every scenario that holds under the profile, named by its file in
     // the kpe source tree.
@@ -169,9 +195,16 @@ fn the_reference_engine_conforms_on_every_kind_of_unit() {
     let scenarios: Vec<&UnitResult> = report
         .units
         .iter()
-        .filter(|u| u.kind == "scenario")
+        .filter(|u| u.kind == "scenario" && u.verdict != kpe::check::Verdict::Skipped)
         .collect();
     assert_eq!(scenarios.len(), admitted);
+    // The others are listed as skipped, with the reason.
+    let skipped = report
+        .units
+        .iter()
+        .filter(|u| u.kind == "scenario" && u.verdict == kpe::check::Verdict::Skipped)
+        .count();
+    assert_eq!(skipped + admitted, suite.scenarios().count());
     assert!(
         scenarios.iter().all(|u| u
             .location
@@ -186,11 +219,7 @@ fn the_reference_engine_conforms_on_every_kind_of_unit() {
         report.summary.rules
     );
     assert!(report.summary.reading.is_none());
-    assert!(
-        report.notes.iter().any(|n| n.contains("seed 7")),
-        "{:?}",
-        report.notes
-    );
+    assert_eq!(report.run.certificate.seed, Some(7));
 }
 
 #[test]
@@ -261,9 +290,16 @@ fn a_bug_no_reading_explains_is_flagged_with_its_rule() {
     // The answers carry no game history: I5 is kept as claimed, so 15
     // other profiles are re-checked, and the report says so.
     assert_eq!(reading.rechecked, 15);
-    assert_eq!(
-        reading.to_string(),
-        "no documented reading explains it: it diverges under every one of the 15 other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart)"
+    let text = reading.to_string();
+    assert!(
+        text.starts_with("no documented reading explains it: it diverges under every one of the 15 other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart); closest: conforms under "),
+        "{text}"
+    );
+    // The nearest profile still leaves the own-row capture unexplained.
+    let nearest = reading.nearest.as_ref().unwrap();
+    assert!(
+        nearest.rules.iter().any(|r| r.rule == "CAP-3"),
+        "{nearest:?}"
     );
     assert_reproductions(&report);
 }
@@ -276,9 +312,15 @@ fn the_same_seed_gives_the_same_games() {
         suite: Some(one_scenario_suite(dir.path())),
         ..quick()
     };
-    let first = check_json(&manifest, &options);
-    let second = check_json(&manifest, &options);
-    assert_eq!(first.units, second.units);
+    // Times aside, the same seed gives the same report.
+    let timeless = |report: LiveReport| {
+        let mut units = report.units;
+        units.iter_mut().for_each(|u| u.time = 0.0);
+        units
+    };
+    let first = timeless(check_json(&manifest, &options));
+    let second = timeless(check_json(&manifest, &options));
+    assert_eq!(first, second);
     let other = check_json(
         &manifest,
         &LiveOptions {
@@ -286,7 +328,7 @@ fn the_same_seed_gives_the_same_games() {
             ..options
         },
     );
-    assert_ne!(first.units, other.units);
+    assert_ne!(first, timeless(other));
 }
 
 // ---------------------------------------------------------------------------
@@ -303,24 +345,25 @@ fn hostile(fault: &str) -> LiveReport {
     check_json(&kpe_engine(&["--fault", fault], "default", 300), &options)
 }
 
+/// The first errored unit: an engine failure is never a divergence.
+fn first_error(report: &LiveReport) -> &kpe::check::EngineError {
+    assert!(
+        divergences(report).is_empty(),
+        "an engine failure is not a rules divergence"
+    );
+    report
+        .units
+        .iter()
+        .find_map(|u| u.error.as_ref())
+        .unwrap_or_else(|| panic!("no errored unit: {:?}", report.units))
+}
+
 fn assert_verdict(report: &LiveReport, code: &str, words: &str) {
-    let (unit, d) = divergences(report)
-        .into_iter()
-        .next()
-        .unwrap_or_else(|| panic!("no verdict for {code}"));
-    let field = &d.fields[0];
-    assert_eq!(field.field, "engine", "{unit:?}");
-    assert!(
-        field.claimed.ends_with(&format!("({code})")),
-        "{}",
-        field.claimed
-    );
-    assert!(field.claimed.contains(words), "{}", field.claimed);
-    assert!(
-        d.notes.iter().any(|n| n.starts_with("request: ")),
-        "{:?}",
-        d.notes
-    );
+    let error = first_error(report);
+    assert_eq!(error.code, code, "{error:?}");
+    assert!(error.message.contains(words), "{}", error.message);
+    assert!(error.request.is_some(), "{error:?}");
+    assert_eq!(report.summary.verdict(), kpe::check::RunVerdict::Errored);
 }
 
 #[test]
@@ -336,14 +379,18 @@ fn hostile_engines_get_a_clear_verdict_and_never_hang() {
     ] {
         let report = hostile(fault);
         assert_verdict(&report, code, words);
-        // After a few restarts kpe-check gives up rather than fail forever.
+        // After a few restarts a worker gives up rather than fail forever:
+        // the rest is reported as not run.
+        let errored = report.units.iter().filter(|u| u.error.is_some()).count();
         assert!(
-            report.notes.iter().any(|n| n.contains("gave up")),
-            "{fault}: {:?}",
-            report.notes
+            errored <= 2 * kpe::live::MAX_STARTS as usize,
+            "{fault}: {errored}"
         );
         assert!(
-            report.units.len() <= kpe::live::MAX_STARTS as usize,
+            report
+                .units
+                .iter()
+                .any(|u| u.reason.as_deref().is_some_and(|r| r.contains("gave up"))),
             "{fault}"
         );
     }
@@ -352,39 +399,61 @@ fn hostile_engines_get_a_clear_verdict_and_never_hang() {
 #[test]
 fn a_flooded_stderr_is_shown_as_a_short_tail() {
     let report = hostile("stderr-flood");
-    let (_, d) = divergences(&report)[0];
-    let tail: Vec<&String> = d.notes.iter().filter(|n| n.starts_with('|')).collect();
-    assert!(!tail.is_empty() && tail.len() <= 20, "{:?}", d.notes);
+    let tail = &first_error(&report).stderr;
+    assert!(!tail.is_empty() && tail.len() <= 20, "{tail:?}");
     assert!(tail.iter().all(|l| l.chars().count() < 200));
 }
 
 #[test]
 fn a_wrong_protocol_version_stops_at_the_hello() {
     let report = hostile("wrong-protocol");
-    assert_eq!(report.units.len(), 1);
-    assert_eq!(report.units[0].kind, "startup");
     assert_verdict(&report, "protocol-version", "protocol version 2");
+    // One unit errors with the failed hello; the rest are not run.
+    let errored: Vec<&UnitResult> = report.units.iter().filter(|u| u.error.is_some()).collect();
+    assert_eq!(errored.len(), 1, "{errored:?}");
+    assert_eq!(
+        errored[0].reason.as_deref(),
+        Some(kpe::check::DID_NOT_START)
+    );
+    assert!(
+        report
+            .units
+            .iter()
+            .filter(|u| u.error.is_none())
+            .all(|u| u.verdict == kpe::check::Verdict::Skipped)
+    );
 }
 
 #[test]
-fn an_engine_that_cannot_start_is_bad_input() {
+fn an_engine_that_cannot_start_is_errored() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engine.json");
     let manifest = serde_json::json!({
         "format": "kpe-engine", "version": 1, "command": ["./no-such-engine"]});
     std::fs::write(&path, manifest.to_string()).unwrap();
     let mut out = JsonSink::new(Vec::new());
-    let err = check_manifest_file(&path, &quick(), &mut out, &mut Vec::new()).unwrap_err();
-    let text = err.to_string();
-    assert!(
-        text.contains("at command") && text.contains("no-such-engine"),
-        "{text}"
+    let summary = check_manifest_file(&path, &quick(), &mut out, &mut Vec::new()).unwrap();
+    assert_eq!(summary.verdict(), kpe::check::RunVerdict::Errored);
+    assert_eq!(
+        summary.errored, 1,
+        "one unit says the engine did not start; the rest are not run"
     );
     let json: serde_json::Value = serde_json::from_slice(&out.into_inner()).unwrap();
+    let error = json["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|u| u.get("error"))
+        .unwrap();
+    assert_eq!(error["code"], "spawn", "{error}");
     assert!(
-        json["error"].is_object() || json["error"].is_string(),
-        "{json}"
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("no-such-engine"),
+        "{error}"
     );
+    assert_eq!(json["exit_code"], 3);
 }
 
 // ---------------------------------------------------------------------------
@@ -425,8 +494,11 @@ fn kpe_check_exit_codes_and_formats() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("summary: conforms"), "{stdout}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("note: random games: seed 5"));
+    assert!(stdout.contains("verdict   CONFORMS (exit 0)"), "{stdout}");
+    assert!(
+        stdout.contains("seed      5 (repeat the random games with --seed 5)"),
+        "{stdout}"
+    );
     assert!(
         std::fs::read_to_string(&junit)
             .unwrap()
@@ -547,16 +619,16 @@ fn kpe_check_flags_win_over_the_environment() {
 
     let (code, report, stderr) = kpe_check_json(&good, &["--seed", "11"]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("note: random games: seed 11"), "{stderr}");
+    assert_eq!(report["run"]["certificate"]["seed"], 11);
     let games = unit_ids(&report, "random-game");
-    assert!(
-        !games.is_empty() && games.iter().all(|id| id.starts_with("11/")),
-        "{games:?}"
-    );
+    assert_eq!(games.len(), 5, "{games:?}");
 
     let (code, report, stderr) = kpe_check_json(&good, &["--games", "3", "--suite", suite_arg]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert_eq!(unit_ids(&report, "random-game"), ["5/0", "5/1", "5/2"]);
+    assert_eq!(
+        unit_ids(&report, "random-game"),
+        ["random/0", "random/1", "random/2"]
+    );
     let (_, report, _) = kpe_check_json(&good, &["--games", "0", "--suite", suite_arg]);
     assert_eq!(unit_ids(&report, "random-game"), Vec::<String>::new());
 
@@ -565,7 +637,7 @@ fn kpe_check_flags_win_over_the_environment() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         unit_ids(&report, "perft"),
-        ["depth 1", "depth 2", "depth 3"]
+        ["perft/initial/1", "perft/initial/2", "perft/initial/3"]
     );
     let (_, report, _) = kpe_check_json(&good, &["--perft-depth", "0", "--suite", suite_arg]);
     assert_eq!(unit_ids(&report, "perft"), Vec::<String>::new());
@@ -756,26 +828,25 @@ fn kpe_check_prints_a_seed_that_reproduces_the_run() {
         (report, String::from_utf8(out.stderr).unwrap())
     };
     let (first, stderr) = run(&[]);
-    let seed = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("note: random games: seed "))
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap_or_else(|| panic!("no seed printed: {stderr}"));
-    assert!(
-        stderr.contains(&format!("--seed {seed}")),
-        "the note says how to repeat the run: {stderr}"
-    );
+    let _ = stderr;
+    let seed = first["run"]["certificate"]["seed"]
+        .as_u64()
+        .expect("the report states its seed")
+        .to_string();
+    let seed = seed.as_str();
     let (again, _) = run(&["--seed", seed]);
-    assert!(
-        unit_ids(&first, "random-game")
-            .iter()
-            .all(|id| id.starts_with(&format!("{seed}/")))
-    );
-    assert_eq!(first["units"], again["units"]);
+    let timeless = |report: &serde_json::Value| {
+        let mut units = report["units"].clone();
+        for unit in units.as_array_mut().unwrap() {
+            unit["time"] = serde_json::json!(0);
+        }
+        units
+    };
+    assert_eq!(timeless(&first), timeless(&again));
     assert_eq!(first["summary"], again["summary"]);
     let other: u64 = seed.parse::<u64>().unwrap() + 1;
     let (different, _) = run(&["--seed", &other.to_string()]);
-    assert_ne!(first["units"], different["units"]);
+    assert_ne!(timeless(&first), timeless(&different));
 }
 
 #[test]
@@ -910,13 +981,10 @@ fn a_python_engine_that_raises_shows_its_traceback() {
         },
     );
     assert_verdict(&report, "crash", "exit status 1");
-    let (_, d) = divergences(&report)[0];
+    let tail = &first_error(&report).stderr;
     assert!(
-        d.notes
-            .iter()
-            .any(|n| n.contains("ValueError: cannot read")),
-        "{:?}",
-        d.notes
+        tail.iter().any(|n| n.contains("ValueError: cannot read")),
+        "{tail:?}"
     );
 }
 

@@ -1,65 +1,113 @@
 //! `kpe-check`: check another Kpé engine against the reference rules.
 //!
 //! Thin: parse arguments, pick the mode from the file's `format` field, call
-//! the library, map the outcome to an exit code.
+//! the library, map the verdict to an exit code.
 
 use std::io::{self, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory as _, Parser, ValueEnum};
-use kpe::check::{CheckError, FileKind, HumanSink, JsonSink, JunitSink, Sink, Summary, Tee};
+use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
+use kpe::check::{
+    CheckError, Detail, FileKind, HumanSink, JsonSink, JunitSink, Pattern, Policy, PolicySink,
+    RunVerdict, Shard, Sink, Summary, Tee,
+};
 
-const EXIT_CODES: &str = "\
+const AFTER_HELP: &str = "\
 Exit codes:
-  0  every game conforms to the rules (under the claimed profile)
-  1  divergences found: the report shows each one, the rule it breaks and a
-     scenario that reproduces it
+  0  conforms: every unit checked conforms (known divergences aside)
+  1  diverges: at least one rules divergence; the report shows each group once,
+     the rule it breaks and a scenario that reproduces it
   2  bad input or usage: unreadable file, malformed JSON, unknown field or
-     format version, impossible start position, bad arguments; or the report
-     could not be written (a closed pipe ends the run quietly)
+     format version, impossible start position, bad arguments (a closed
+     output pipe also ends the run quietly with 2)
+  3  errored: no divergence, but the engine could not be checked on some unit
+     (it did not start, crashed, hung or broke the protocol)
+  4  nothing checked: no games, or every unit skipped or filtered out
+  130/143/129  interrupted by SIGINT/SIGTERM/SIGHUP: the engine is killed and
+     what was checked so far is reported
 
-FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md) or an
-engine manifest (\"format\": \"kpe-engine\", spec/PROTOCOL.md).
+FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md; `-`
+reads standard input) or an engine manifest (\"format\": \"kpe-engine\",
+spec/PROTOCOL.md). `kpe-check merge REPORT.json...` combines the JSON reports
+of --shard runs into the report of the whole run.
 
 Live mode settings are taken, first found first: from the flags --seed,
 --games, --perft-depth and --suite; from the environment variables
 KPE_CHECK_SEED, KPE_CHECK_GAMES, KPE_CHECK_PERFT_DEPTH and KPE_CHECK_SUITE;
-from the manifest; else the defaults. With a transcript the flags are a usage
-error (exit 2) and the variables are ignored.";
+from the manifest; else the defaults. With a transcript the live flags are a
+usage error (exit 2) and the variables are ignored.";
 
 const LIVE: &str = "Live mode (engine manifests only)";
+const SELECT: &str = "Selecting units";
+const OUTPUT: &str = "Output";
 
-/// Check a Kpé engine against the reference rules (spec/RULES.md).
+/// kpe-check checks a Kpé engine against the reference rules of
+/// spec/RULES.md, from a transcript of the games it played or by driving
+/// it live over the engine protocol.
 ///
-/// Given a transcript of games an engine played, kpe-check replays every
-/// game with the reference rules and reports, for each game that departs
-/// from them, the position, the move, the fields that differ, the rule IDs
-/// that decide them and a conformance scenario that reproduces it. When
-/// something diverges it also names the rules profile (readings I1-I5)
-/// under which the engine would conform, if any.
+/// It reports a verdict (conforms, diverges, errored, nothing checked), the
+/// rules each divergence breaks with a scenario that reproduces it, grouped
+/// so that each kind of bug is shown once, and the rules profile (readings
+/// I1-I5) the engine actually follows.
 #[derive(Parser)]
-#[command(name = "kpe-check", version, about, long_about, after_help = EXIT_CODES)]
+#[command(
+    name = "kpe-check",
+    version,
+    about = "kpe-check checks a Kpé engine against the reference rules, from a transcript of its games or by driving it live.",
+    long_about,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
-    /// A transcript or an engine manifest (JSON).
-    file: PathBuf,
-    /// Report format on standard output.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
-    /// Also write a JUnit XML report to this file, for CI systems.
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Colour in the human report: auto (on a terminal, unless NO_COLOR is
-    /// set), always or never.
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    color: Color,
-    /// The seed of the random games; every run prints the seed it used
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// A transcript or an engine manifest (JSON); `-` reads a transcript
+    /// from standard input.
+    #[arg(required = true)]
+    file: Option<PathBuf>,
+    #[command(flatten)]
+    out: OutputArgs,
+    /// Print the ids of the units the run would check, one a line, and
+    /// exit without starting the engine.
+    #[arg(long, help_heading = SELECT)]
+    list: bool,
+    /// Check only the units whose id matches this glob (`cap-*`,
+    /// `random/*`, `perft/initial/*`) or that exercise this rule ID
+    /// (`CAP-2`); repeatable.
+    #[arg(long, value_name = "PATTERN", help_heading = SELECT)]
+    only: Vec<String>,
+    /// Leave out the units matching this glob or rule ID; repeatable.
+    #[arg(long, value_name = "PATTERN", help_heading = SELECT)]
+    skip: Vec<String>,
+    /// Known divergences, one a line: `UNIT-ID RULE-ID[,RULE-ID...]
+    /// [PROFILE]`. They are reported as expected and do not fail the run;
+    /// a listed unit that now conforms is reported as fixed.
+    #[arg(long, value_name = "FILE", help_heading = SELECT)]
+    expect_fail: Option<PathBuf>,
+    /// Stop after N failing units (divergences and engine errors); the rest
+    /// are reported as not run.
+    #[arg(long, value_name = "N", help_heading = SELECT)]
+    max_failures: Option<u64>,
+    /// Stop at the first failing unit (--max-failures 1).
+    #[arg(long, help_heading = SELECT)]
+    fail_fast: bool,
+    /// Check only the K-th of N shares of the units (1-based), for the
+    /// runners of a CI matrix; combine the JSON reports with `kpe-check
+    /// merge`.
+    #[arg(long, value_name = "K/N", help_heading = SELECT)]
+    shard: Option<Shard>,
+    /// Engine processes at once [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N", help_heading = LIVE)]
+    jobs: Option<usize>,
+    /// The seed of the random games; the report states the seed it used
     /// [default: the manifest's random.seed, else a fresh one] [env:
     /// KPE_CHECK_SEED]
     #[arg(long, value_name = "N", help_heading = LIVE)]
     seed: Option<u64>,
-    /// How many random games to play [default: the manifest's random.games,
-    /// else 100] [env: KPE_CHECK_GAMES]
+    /// How many random games to play per profile [default: the manifest's
+    /// random.games, else 100] [env: KPE_CHECK_GAMES]
     #[arg(long, value_name = "N", help_heading = LIVE)]
     games: Option<u32>,
     /// The deepest perft depth from the initial position, 0 for none
@@ -72,6 +120,50 @@ struct Cli {
     /// input (exit 2) [env: KPE_CHECK_SUITE]
     #[arg(long, value_name = "DIR", help_heading = LIVE)]
     suite: Option<PathBuf>,
+    /// The profiles to certify, each in turn with its own hello: `all`, or
+    /// profiles separated by `|` (e.g. `default|skip-origin,strict-lock`)
+    /// [default: the manifest's profiles, else its profile]
+    #[arg(long, value_name = "LIST|all", help_heading = LIVE)]
+    profiles: Option<kpe::live::Profiles>,
+    /// Start the random games from this position (notation) instead of the
+    /// initial one; repeatable, the games take them in turn.
+    #[arg(long, value_name = "POSITION", help_heading = LIVE)]
+    start: Vec<kpe::Position>,
+}
+
+#[derive(clap::Args)]
+struct OutputArgs {
+    /// Report format on standard output.
+    #[arg(long, value_enum, default_value_t = Format::Human, help_heading = OUTPUT)]
+    format: Format,
+    /// Also write a JUnit XML report to this file, for CI systems.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    junit: Option<PathBuf>,
+    /// Colour in the human report: auto (on a terminal, unless NO_COLOR is
+    /// set), always or never.
+    #[arg(long, value_enum, default_value_t = Color::Auto, help_heading = OUTPUT)]
+    color: Color,
+    /// Print only the verdict line.
+    #[arg(long, short, conflicts_with = "verbose", help_heading = OUTPUT)]
+    quiet: bool,
+    /// Also list every unit that passed or was skipped.
+    #[arg(long, short, help_heading = OUTPUT)]
+    verbose: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Combine the JSON reports of `--shard K/N` runs into the report the
+    /// unsharded run would have given: the same verdicts, counts, groups
+    /// and exit code.
+    Merge {
+        /// The shard reports (`kpe-check --format json --shard K/N ... >
+        /// shard-K.json`).
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
 }
 
 impl Cli {
@@ -82,20 +174,63 @@ impl Cli {
             ("--games", self.games.is_some()),
             ("--perft-depth", self.perft_depth.is_some()),
             ("--suite", self.suite.is_some()),
+            ("--jobs", self.jobs.is_some()),
+            ("--shard", self.shard.is_some()),
+            ("--profiles", self.profiles.is_some()),
+            ("--start", !self.start.is_empty()),
+            ("--list", self.list),
         ]
         .into_iter()
         .filter_map(|(flag, given)| given.then_some(flag))
         .collect()
     }
 
+    fn policy(&self) -> Result<Policy, kpe::check::InputError> {
+        let patterns = |list: &[String], flag: &str| {
+            list.iter()
+                .map(|p| {
+                    p.parse::<Pattern>().map_err(|e| {
+                        Cli::command()
+                            .error(
+                                clap::error::ErrorKind::ValueValidation,
+                                format!("{flag}: {e}"),
+                            )
+                            .exit()
+                    })
+                })
+                .collect::<Result<Vec<_>, ()>>()
+                .unwrap_or_default()
+        };
+        let mut policy = Policy {
+            only: patterns(&self.only, "--only"),
+            skip: patterns(&self.skip, "--skip"),
+            max_failures: if self.fail_fast {
+                Some(1)
+            } else {
+                self.max_failures
+            },
+            expected: Vec::new(),
+        };
+        if let Some(path) = &self.expect_fail {
+            policy.load_expected(path)?;
+        }
+        Ok(policy)
+    }
+
     /// The live mode settings: the flags, then the environment.
-    fn live_options(&self) -> Result<kpe::live::LiveOptions, String> {
+    fn live_options(&self, policy: Policy) -> Result<kpe::live::LiveOptions, String> {
         kpe::live::LiveOptions {
             seed: self.seed,
             games: self.games,
             perft_depth: self.perft_depth,
             suite: self.suite.clone(),
-            progress: true,
+            progress: !self.out.quiet,
+            jobs: self.jobs,
+            shard: self.shard,
+            profiles: self.profiles.clone(),
+            starts: self.start.clone(),
+            policy,
+            interrupted: None,
         }
         .or_env()
     }
@@ -105,7 +240,7 @@ impl Cli {
 enum Format {
     /// A report for people.
     Human,
-    /// One JSON object.
+    /// One JSON object (spec/report.schema.json).
     Json,
 }
 
@@ -116,35 +251,62 @@ enum Color {
     Never,
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let choice = match cli.color {
+/// The sinks the output flags ask for, and a run over them.
+fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
+    let choice = match args.color {
         Color::Always => anstream::ColorChoice::Always,
         Color::Never => anstream::ColorChoice::Never,
         Color::Auto => anstream::ColorChoice::Auto,
     };
+    let detail = if args.quiet {
+        Detail::Quiet
+    } else if args.verbose {
+        Detail::Verbose
+    } else {
+        Detail::Normal
+    };
     let stdout = anstream::AutoStream::new(io::stdout().lock(), choice);
-    let mut human = HumanSink::new(stdout);
+    let mut human = HumanSink::with_detail(stdout, detail);
     let mut json = JsonSink::new(io::stdout().lock());
-    let mut junit = cli.junit.clone().map(JunitSink::new);
+    let mut junit = args.junit.clone().map(JunitSink::new);
     let mut sinks: Vec<&mut dyn Sink> = Vec::new();
-    match cli.format {
+    match args.format {
         Format::Human => sinks.push(&mut human),
         Format::Json => sinks.push(&mut json),
     }
     if let Some(j) = junit.as_mut() {
         sinks.push(j);
     }
-    let mut out = Tee(sinks);
+    run(&mut Tee(sinks))
+}
 
-    let kind = match kpe::check::file_kind(&cli.file) {
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(Command::Merge { reports, out }) = &cli.command {
+        return with_sinks(out, |sink| exit(kpe::check::merge_files(reports, sink)));
+    }
+    let Some(file) = cli.file.clone() else {
+        Cli::command().print_help().ok();
+        return ExitCode::from(2);
+    };
+    let policy = match cli.policy() {
+        Ok(policy) => policy,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let stdin = file.as_os_str() == "-";
+    let kind = if stdin {
+        Ok(FileKind::Transcript)
+    } else {
+        kpe::check::file_kind(&file)
+    };
+    let kind = match kind {
         Ok(kind) => kind,
         Err(e) => {
-            let _ = out.fail(&e);
+            with_sinks(&cli.out, |sink| sink.fail(&e).ok());
             return fail(&e.to_string());
         }
     };
-    let result: Result<Summary, CheckError> = match kind {
+    match kind {
         FileKind::Transcript => {
             let flags = cli.live_flags();
             if !flags.is_empty() {
@@ -155,29 +317,73 @@ fn main() -> ExitCode {
                         format!(
                             "{} {verb} to engine manifests only, and {} is a transcript",
                             flags.join(", "),
-                            cli.file.display()
+                            file.display()
                         ),
                     )
                     .exit();
             }
-            kpe::check::check_transcript_file(&cli.file, &mut out)
+            with_sinks(&cli.out, |sink| {
+                let mut policed = PolicySink::new(sink, &policy);
+                let result = if stdin {
+                    kpe::check::check_transcript_reader("-", io::stdin().lock(), &mut policed)
+                } else {
+                    kpe::check::check_transcript_file(&file, &mut policed)
+                };
+                exit(result.map(|_| policed.summary().clone()))
+            })
         }
-        // ------------------------------------------------------------------
-        // Engine manifests (issue 5, the live mode): the one dispatch point.
-        // Hand the manifest to `kpe::live` here, with the same `out` sinks,
-        // and let it return a `Result<Summary, CheckError>` like the
-        // transcript mode, so exit codes and reports stay the same.
-        // ------------------------------------------------------------------
-        FileKind::EngineManifest => match cli.live_options() {
-            Ok(options) => {
-                kpe::live::check_manifest_file(&cli.file, &options, &mut out, &mut io::stderr())
+        FileKind::EngineManifest => {
+            let options = match cli.live_options(policy) {
+                Ok(options) => options,
+                Err(e) => return fail(&e),
+            };
+            if cli.list {
+                return list(&file, &options);
             }
-            Err(e) => return fail(&e),
-        },
+            with_sinks(&cli.out, |sink| {
+                exit(kpe::live::check_manifest_file(
+                    &file,
+                    &options,
+                    sink,
+                    &mut io::stderr(),
+                ))
+            })
+        }
+    }
+}
+
+/// `--list`: the unit ids, without starting the engine.
+fn list(file: &std::path::Path, options: &kpe::live::LiveOptions) -> ExitCode {
+    let manifest = match kpe::live::Manifest::load(file) {
+        Ok(m) => m,
+        Err(e) => return fail(&e.into_input_error().to_string()),
     };
+    match kpe::live::list_units(&manifest, file, options) {
+        Ok(ids) => {
+            let mut out = io::stdout().lock();
+            for id in &ids {
+                if writeln!(out, "{id}").is_err() {
+                    return ExitCode::from(2);
+                }
+            }
+            if ids.is_empty() {
+                eprintln!("kpe-check: no unit is selected");
+                return ExitCode::from(RunVerdict::NothingChecked.exit_code());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(kpe::live::LiveError::Suite { dir, errors }) => fail(&format!(
+            "{}: the conformance suite does not load:\n{errors}",
+            dir.display()
+        )),
+        Err(kpe::live::LiveError::Output(e)) => fail(&e.to_string()),
+    }
+}
+
+/// The exit code of a run's outcome.
+fn exit(result: Result<Summary, CheckError>) -> ExitCode {
     match result {
-        Ok(summary) if summary.conforms() => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::from(1),
+        Ok(summary) => ExitCode::from(summary.verdict().exit_code()),
         Err(CheckError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
         Err(e) => fail(&e.to_string()),
     }
@@ -188,5 +394,5 @@ fn fail(message: &str) -> ExitCode {
     let mut err = anstream::AutoStream::auto(io::stderr().lock());
     let style = anstyle::AnsiColor::Red.on_default().bold();
     let _ = writeln!(err, "{style}error{style:#}: {message}");
-    ExitCode::from(2)
+    ExitCode::from(RunVerdict::BadInput.exit_code())
 }

@@ -30,9 +30,17 @@ fn write_failed(e: io::Error) -> ! {
 use clap::{Parser, Subcommand};
 use kpe::{Game, Pit, Position, Profile, game_over, legal_moves};
 
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  a move in `kpe play` was illegal (the trace stops there and names the
+     ply, the move, the reason code and the rule)
+  2  bad arguments (the message names the argument and, for a position, the
+     column), or output that cannot be written";
+
 /// The reference rules of the mancala game Kpé (spec/RULES.md).
 #[derive(Parser)]
-#[command(name = "kpe", version, about)]
+#[command(name = "kpe", version, about = "kpe shows Kpé positions, plays moves and counts move trees with the reference rules, exports the conformance suite and speaks the engine protocol.", after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -92,6 +100,10 @@ enum Command {
         /// Misbehave on purpose, for testing kpe-check.
         #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Fault>())]
         fault: Option<kpe::live::Fault>,
+        /// With --rules: say in the hello that this is the one profile
+        /// played (for testing kpe-check's profile matrix).
+        #[arg(long, hide = true, requires = "rules")]
+        announce: bool,
     },
     /// Check the conformance suite and print it: a summary, or with
     /// `--json` every scenario file and the perft tables as one JSON
@@ -104,6 +116,11 @@ enum Command {
         /// load instead of the suite built into kpe.
         #[arg(long, value_name = "DIR")]
         dir: Option<std::path::PathBuf>,
+    },
+    /// Print a shell completion script for kpe, e.g. `kpe completions bash > ~/.local/share/bash-completion/completions/kpe`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -146,8 +163,22 @@ fn main() -> ExitCode {
             rules,
             json,
         } => play(&moves, from, rules, json),
-        Command::Engine { rules, fault } => engine(rules, fault),
+        Command::Engine {
+            rules,
+            fault,
+            announce,
+        } => engine(kpe::live::ServeOptions {
+            rules,
+            fault,
+            announce,
+        }),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
+        Command::Completions { shell } => {
+            use clap::CommandFactory as _;
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "kpe", &mut io::stdout());
+            ExitCode::SUCCESS
+        }
     }
 }
 
@@ -287,7 +318,7 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
         }
     };
     if json {
-        match serde_json::to_string_pretty(&suite) {
+        match serde_json::to_string_pretty(&suite.stamped()) {
             Ok(text) => out!("{text}"),
             Err(e) => {
                 eprintln!("error: cannot write the suite as JSON: {e}");
@@ -320,8 +351,7 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
 }
 
 /// `kpe engine`: serve the protocol until `quit` or the end of the input.
-fn engine(rules: Option<Profile>, fault: Option<kpe::live::Fault>) -> ExitCode {
-    let options = kpe::live::ServeOptions { rules, fault };
+fn engine(options: kpe::live::ServeOptions) -> ExitCode {
     match kpe::live::serve(std::io::stdin().lock(), std::io::stdout().lock(), options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -39,7 +39,9 @@
 
 mod diagnose;
 mod input;
+mod merge;
 mod oracle;
+mod policy;
 mod reader;
 mod reading;
 mod render;
@@ -48,13 +50,26 @@ mod rules;
 mod transcript;
 
 pub use input::{FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTES};
+pub use merge::{merge_files, merge_reports};
+pub use policy::{
+    DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, Pattern, Policy, PolicySink, chain_of,
+    is_failure, normalize, stop_reason, stopped_reason,
+};
 pub use reader::{
     CheckError, TranscriptFile, check_transcript_file, check_transcript_reader, file_kind,
     file_kind_of_reader,
 };
-pub use reading::{Reading, Recheck, name_reading, switch_summary};
-pub use render::{HumanSink, JsonSink, JunitSink, Sink, Tee};
-pub use report::{Divergence, FieldDiff, Run, RunKind, Summary, UnitResult};
+pub use reading::Nearest;
+pub use reading::{Reading, Recheck, name_reading, reading_from, switch_summary};
+pub use render::{
+    Detail, HumanSink, JsonSink, JunitSink, Sink, Tee, junit_classname, parse_json_report,
+};
+pub use report::{
+    Certificate, Counts, Divergence, EXIT_CODES, EngineError, Explanation, FieldDiff, Group,
+    GroupRef, Groups, InputErrorReport, JsonReport, KPE_CHECK_VERSION, ProfileSummary,
+    REPORT_FORMAT, REPORT_VERSION, RuleCount, Run, RunKind, RunVerdict, Shard, SuiteStamp, Summary,
+    UnitResult, Verdict, report_schema,
+};
 pub use rules::{RULE_IDS, RuleSet, rule_title};
 pub use transcript::{
     Engine, FORMAT, Notation, Ply, Transcript, TranscriptFormat, TranscriptGame, VERSION,

@@ -623,6 +623,7 @@ struct Current {
     check: GameCheck,
     plies: u64,
     divergence: Option<super::report::Divergence>,
+    started: std::time::Instant,
 }
 
 struct MainPass<'a> {
@@ -636,12 +637,8 @@ struct MainPass<'a> {
 
 impl Handler for MainPass<'_> {
     fn header(&mut self, header: &Header) -> Result<(), Abort> {
-        let run = Run {
-            source: self.source.to_owned(),
-            kind: RunKind::Transcript,
-            engine: Some(header.engine.clone()),
-            profile: header.profile,
-        };
+        let mut run = Run::new(self.source, RunKind::Transcript, header.profile);
+        run.engine = Some(header.engine.clone());
         self.header = Some(Header {
             engine: header.engine.clone(),
             profile: header.profile,
@@ -657,6 +654,7 @@ impl Handler for MainPass<'_> {
             check: GameCheck::new(start, profile),
             plies: 0,
             divergence: None,
+            started: std::time::Instant::now(),
         });
         Ok(())
     }
@@ -685,10 +683,11 @@ impl Handler for MainPass<'_> {
     fn end_game(&mut self) -> Result<(), Abort> {
         let game = self.game.take().expect("a game ends after it begins");
         let location = Some(format!("games[{}]", game.index));
-        let unit = match game.divergence {
+        let mut unit = match game.divergence {
             None => UnitResult::conforming("game", game.id, location, game.plies),
             Some(d) => UnitResult::diverging("game", game.id, location, game.plies, d),
         };
+        unit.time = game.started.elapsed().as_secs_f64();
         self.summary.add(&unit);
         self.sink.unit(&unit).map_err(Abort::Output)
     }
@@ -755,7 +754,7 @@ pub fn check_transcript_file(path: &Path, sink: &mut dyn Sink) -> Result<Summary
         }
     };
     let (mut summary, profile) = main_pass(&source, reader, &Retrace::File(path), sink)?;
-    if !summary.conforms() {
+    if summary.diverging > 0 {
         let mut file = TranscriptFile::new(path);
         match name_reading(profile, &mut file) {
             Ok(reading) => summary.reading = Some(reading),

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::profile::{Profile, Switch};
 
@@ -42,7 +42,7 @@ pub trait Recheck {
 
 /// The profiles under which everything conforms, when the claimed one does
 /// not explain it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reading {
     /// The profile the engine claimed.
     pub claimed: Profile,
@@ -54,15 +54,64 @@ pub struct Reading {
     pub rechecked: usize,
     /// The readings kept as claimed, because the units cannot tell them
     /// apart ([`Recheck::kept_as_claimed`]). Serialised as switch names.
-    #[serde(serialize_with = "switch_names")]
+    #[serde(serialize_with = "switch_names", deserialize_with = "switches_named")]
+    #[schemars(with = "Vec<String>")]
     pub kept_as_claimed: Vec<Switch>,
+    /// When no profile explains everything: the profile that leaves the
+    /// fewest units unexplained, and the rules left unexplained under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<Nearest>,
+    /// The readings that the engine's answers could not separate, even
+    /// after probing, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unseparated: Option<String>,
+    /// Whether some documented reading explains everything (filled by
+    /// [`Reading::stated`], for the JSON report).
+    #[serde(default)]
+    pub explained: bool,
+    /// The explaining profiles that change the fewest switches (filled by
+    /// [`Reading::stated`]).
+    #[serde(default)]
+    pub closest: Vec<Profile>,
+    /// The reading as one sentence, as the human report says it (filled by
+    /// [`Reading::stated`]).
+    #[serde(default)]
+    pub text: String,
+}
+
+/// The closest profile when none explains everything.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Nearest {
+    /// The profile.
+    pub profile: Profile,
+    /// Units it leaves unexplained.
+    pub units: u64,
+    /// The rules left unexplained under it, with how many units each.
+    pub rules: Vec<super::report::RuleCount>,
 }
 
 fn switch_names<S: serde::Serializer>(switches: &[Switch], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(switches.iter().map(|switch| switch.name()))
 }
 
+fn switches_named<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Switch>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|name| name.parse().map_err(serde::de::Error::custom))
+        .collect()
+}
+
 impl Reading {
+    /// The reading with its [`Reading::explained`], [`Reading::closest`]
+    /// and [`Reading::text`] filled in from the rest.
+    #[must_use]
+    pub fn stated(mut self) -> Reading {
+        self.explained = self.explained();
+        self.closest = self.closest();
+        self.text = self.to_string();
+        self
+    }
+
     /// Whether some documented reading explains everything.
     #[must_use]
     pub fn explained(&self) -> bool {
@@ -119,6 +168,26 @@ impl fmt::Display for Reading {
                     names.join(", ")
                 )?;
             }
+            if let Some(nearest) = &self.nearest {
+                let rules: Vec<String> = nearest
+                    .rules
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{} ({} unit{})",
+                            r.rule,
+                            r.units,
+                            if r.units == 1 { "" } else { "s" }
+                        )
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "; closest: conforms under {} except {}",
+                    nearest.profile,
+                    rules.join(", ")
+                )?;
+            }
             return Ok(());
         }
         let near = self.closest();
@@ -141,6 +210,9 @@ impl fmt::Display for Reading {
                 "; also under {more} other profile{}",
                 if more == 1 { "" } else { "s" }
             )?;
+        }
+        if let Some(why) = &self.unseparated {
+            write!(f, "; {why}")?;
         }
         Ok(())
     }
@@ -215,7 +287,57 @@ pub fn name_reading<R: Recheck + ?Sized>(
         conforms_under,
         rechecked,
         kept_as_claimed,
-    })
+        nearest: None,
+        unseparated: None,
+        explained: false,
+        closest: Vec::new(),
+        text: String::new(),
+    }
+    .stated())
+}
+
+#[must_use]
+/// The reading of an engine claiming `claimed`, from how well each
+/// re-checked profile explains its units (live mode, and `kpe-check
+/// merge` over shard reports): the profiles that leave nothing
+/// unexplained, or else the nearest one with what it leaves.
+pub fn reading_from(claimed: Profile, explanations: &[super::report::Explanation]) -> Reading {
+    let distance = |p: Profile| {
+        Switch::ALL
+            .iter()
+            .filter(|&&s| p.has(s) != claimed.has(s))
+            .count()
+    };
+    let mut conforms_under: Vec<Profile> = explanations
+        .iter()
+        .filter(|e| e.units == 0 && e.profile != claimed)
+        .map(|e| e.profile)
+        .collect();
+    conforms_under.sort_by_key(|&p| distance(p));
+    let nearest = if conforms_under.is_empty() {
+        explanations
+            .iter()
+            .min_by_key(|e| (e.units, distance(e.profile)))
+            .map(|e| Nearest {
+                profile: e.profile,
+                units: e.units,
+                rules: e.rules.clone(),
+            })
+    } else {
+        None
+    };
+    Reading {
+        claimed,
+        conforms_under,
+        rechecked: explanations.iter().filter(|e| e.profile != claimed).count(),
+        kept_as_claimed: vec![Switch::EndOnRepetition],
+        nearest,
+        unseparated: None,
+        explained: false,
+        closest: Vec::new(),
+        text: String::new(),
+    }
+    .stated()
 }
 
 #[cfg(test)]

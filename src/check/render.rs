@@ -1,14 +1,17 @@
-//! Where check results go: a report for people, JSON, JUnit XML.
+//! Where check results go: a report for people, JSON, JUnit XML. Each is a
+//! view of the report model (`report.rs`) and only reads it.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
 use anstyle::{AnsiColor, Style};
-use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatus, TestSuite};
 
-use super::input::InputError;
-use super::report::{Divergence, FieldDiff, Run, RunKind, Summary, UnitResult};
+use super::input::{InputError, InputErrorKind};
+use super::report::{
+    Divergence, FieldDiff, Group, GroupRef, Groups, InputErrorReport, JsonReport, REPORT_FORMAT,
+    REPORT_VERSION, Run, RunKind, RunVerdict, Summary, UnitResult, Verdict,
+};
 use super::rules::{RULE_IDS, rule_title};
 
 /// Receives a check run's results as they are produced.
@@ -34,7 +37,8 @@ pub trait Sink {
     /// When the report cannot be written.
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;
 
-    /// The run stopped on bad input (possibly before [`Sink::begin`]).
+    /// The run stopped on bad input (possibly before [`Sink::begin`], or
+    /// after some units were reported).
     ///
     /// # Errors
     ///
@@ -66,28 +70,58 @@ impl Sink for Tee<'_> {
 
 const GOOD: Style = AnsiColor::Green.on_default().bold();
 const BAD: Style = AnsiColor::Red.on_default().bold();
+const WARN: Style = AnsiColor::Yellow.on_default().bold();
 const EXPECTED: Style = AnsiColor::Green.on_default();
 const CLAIMED: Style = AnsiColor::Red.on_default();
 const HEAD: Style = Style::new().bold();
 const DIM: Style = Style::new().dimmed();
 
-/// The report for people. It writes ANSI colour codes; wrap the writer in
-/// an [`anstream::AutoStream`] to drop them when the output is not a
-/// terminal or `NO_COLOR` is set.
+/// How much the report for people shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// Only the verdict line (`-q`).
+    Quiet,
+    /// The summary block, then each group of divergences once (default).
+    #[default]
+    Normal,
+    /// Also every unit that passed or was skipped (`--verbose`).
+    Verbose,
+}
+
+/// The report for people: a summary block read in seconds (verdict,
+/// counts, broken rules, reading), then the divergences grouped, each group
+/// shown once by its smallest example. It is written when the run ends. It
+/// writes ANSI colour codes; wrap the writer in an [`anstream::AutoStream`]
+/// to drop them when the output is not a terminal or `NO_COLOR` is set.
 pub struct HumanSink<W> {
     out: W,
+    detail: Detail,
     run: Option<Run>,
-    /// Whether the last line written was blank.
-    blank: bool,
+    groups: Groups,
+    /// Units listed with `--verbose`: passes and skips, one line each.
+    listed: Vec<String>,
+    /// Skip reasons with their counts, in order of first appearance.
+    skips: Vec<(String, u64)>,
+    /// Units the expect-fail file lists that now conform.
+    fixed: Vec<String>,
 }
 
 impl<W: Write> HumanSink<W> {
-    /// A report written to `out`.
+    /// A report written to `out`, at the default detail.
     pub fn new(out: W) -> HumanSink<W> {
+        HumanSink::with_detail(out, Detail::Normal)
+    }
+
+    /// A report written to `out`, showing `detail`.
+    pub fn with_detail(out: W, detail: Detail) -> HumanSink<W> {
         HumanSink {
             out,
+            detail,
             run: None,
-            blank: false,
+            groups: Groups::default(),
+            listed: Vec::new(),
+            skips: Vec::new(),
+            fixed: Vec::new(),
         }
     }
 
@@ -97,18 +131,17 @@ impl<W: Write> HumanSink<W> {
     }
 }
 
-fn unit_name(unit: &UnitResult) -> String {
-    match &unit.location {
-        Some(loc) => format!("{} {} ({loc})", unit.kind, unit.id),
-        None => format!("{} {}", unit.kind, unit.id),
-    }
-}
-
 fn plural(n: u64, word: &str) -> String {
+    let words = match word {
+        "ply" => "plies",
+        "unit" => "units",
+        "game" => "games",
+        other => return format!("{n} {other}{}", if n == 1 { "" } else { "s" }),
+    };
     if n == 1 {
         format!("{n} {word}")
     } else {
-        format!("{n} {word}s")
+        format!("{n} {words}")
     }
 }
 
@@ -122,7 +155,12 @@ pub(crate) fn divergence_text(unit: &UnitResult, d: &Divergence) -> String {
         (Some(ply), _, _) => format!(" at ply {ply}"),
         _ => String::new(),
     };
-    let _ = writeln!(s, "{BAD}✗ {} diverges{at}{BAD:#}", unit_name(unit));
+    let verb = if unit.verdict == Verdict::Expected {
+        "diverges as expected"
+    } else {
+        "diverges"
+    };
+    let _ = writeln!(s, "{BAD}✗ {} {verb}{at}{BAD:#}", unit.label());
     if let Some(before) = d.before {
         let _ = writeln!(s, "\n  {HEAD}position before{HEAD:#}  {before}\n");
         for line in before.diagram().lines() {
@@ -162,6 +200,38 @@ pub(crate) fn divergence_text(unit: &UnitResult, d: &Divergence) -> String {
     s
 }
 
+/// The text of one errored unit, with ANSI styles.
+pub(crate) fn error_text(unit: &UnitResult) -> String {
+    let mut s = String::new();
+    let Some(e) = &unit.error else {
+        return s;
+    };
+    let at = e.ply.map(|p| format!(" at ply {p}")).unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "{WARN}! {} errored{at}: {} ({}){WARN:#}",
+        unit.label(),
+        e.message,
+        e.code
+    );
+    if let Some(request) = &e.request {
+        let _ = writeln!(s, "  {HEAD}request{HEAD:#}  {request}");
+    }
+    if e.stderr.is_empty() {
+        let _ = writeln!(s, "  {HEAD}stderr{HEAD:#}   (empty)");
+    } else {
+        let _ = writeln!(
+            s,
+            "  {HEAD}stderr{HEAD:#}   {} bytes in all, last lines:",
+            e.stderr_bytes
+        );
+        for line in &e.stderr {
+            let _ = writeln!(s, "    | {line}");
+        }
+    }
+    s
+}
+
 fn field_text(s: &mut String, field: &FieldDiff, indent: usize) {
     let pad = " ".repeat(indent);
     let rules = if field.rules.is_empty() {
@@ -181,29 +251,144 @@ fn field_text(s: &mut String, field: &FieldDiff, indent: usize) {
     }
 }
 
-/// The summary lines, with ANSI styles.
-pub(crate) fn summary_text(summary: &Summary, kind: RunKind) -> String {
+fn verdict_word(verdict: RunVerdict) -> String {
+    padded_verdict(verdict, 0)
+}
+
+/// The verdict in capitals with its exit code, padded to `width` columns
+/// (the padding outside the colour codes).
+fn padded_verdict(verdict: RunVerdict, width: usize) -> String {
+    let style = match verdict {
+        RunVerdict::Conforms => GOOD,
+        RunVerdict::Diverges | RunVerdict::BadInput => BAD,
+        RunVerdict::Errored | RunVerdict::NothingChecked => WARN,
+    };
+    let word = verdict.name().to_uppercase();
+    let plain = format!("{word} (exit {})", verdict.exit_code());
+    let pad = width.saturating_sub(plain.chars().count());
+    format!(
+        "{style}{word}{style:#} (exit {}){}",
+        verdict.exit_code(),
+        " ".repeat(pad)
+    )
+}
+
+/// The counts as one phrase: `133 conform, 33 diverge, 87 skipped`; zero
+/// counts other than conforming are left out.
+pub(crate) fn counts_text(c: &super::report::Counts) -> String {
+    let mut parts = vec![format!("{} conform", c.conforms)];
+    for (n, word) in [
+        (c.diverges, "diverge"),
+        (c.errored, "errored"),
+        (c.expected, "diverge as expected"),
+        (c.fixed, "fixed"),
+        (c.skipped, "skipped"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    parts.join(", ")
+}
+
+/// The summary block, with ANSI styles: the verdict first, then what a
+/// person needs to act on it.
+pub(crate) fn summary_text(run: Option<&Run>, summary: &Summary) -> String {
+    let mut s = String::new();
+    let kind = run.map_or(RunKind::Transcript, |r| r.kind);
     let unit = match kind {
         RunKind::Transcript => "game",
         RunKind::Engine => "unit",
     };
-    let mut s = String::new();
-    let verdict = if summary.conforms() {
-        format!("{GOOD}conforms{GOOD:#}")
-    } else {
-        format!("{BAD}diverges{BAD:#}")
+    let verdict = match &summary.interrupted {
+        Some(signal) => format!("{BAD}INTERRUPTED{BAD:#} by {signal}"),
+        None => verdict_word(summary.verdict()),
     };
+    let _ = writeln!(s, "  {HEAD}verdict{HEAD:#}   {verdict}");
+    let counts = summary.counts();
     let _ = writeln!(
         s,
-        "{HEAD}summary{HEAD:#}: {verdict}: {} checked, {} conform, {} diverge; {} checked",
-        plural(summary.units, unit),
-        summary.conforming,
-        summary.diverging(),
-        plural(summary.plies, "ply").replace("plys", "plies"),
+        "  {HEAD}{:<9}{HEAD:#} {} ({} in all; {} compared)",
+        format!("{unit}s"),
+        counts_text(&counts),
+        plural(counts.units, unit),
+        plural(counts.plies, "ply"),
     );
-    let _ = writeln!(
-        s,
-        "{HEAD}rules exercised{HEAD:#} by conforming plies ({} of {}): {}",
+    if counts.verdict() == RunVerdict::NothingChecked {
+        let _ = writeln!(
+            s,
+            "  {WARN}nothing was checked{WARN:#}: {}",
+            match kind {
+                RunKind::Transcript => "the transcript has no games",
+                RunKind::Engine => "every unit was skipped or filtered out",
+            }
+        );
+    }
+    if !summary.broken.is_empty() {
+        let broken: Vec<String> = summary
+            .broken
+            .iter()
+            .map(|c| format!("{} ({})", c.rule, plural(c.units, unit)))
+            .collect();
+        let _ = writeln!(s, "  {HEAD}broken{HEAD:#}    {}", broken.join(", "));
+    }
+    if let Some(reading) = &summary.reading {
+        let _ = writeln!(
+            s,
+            "  {HEAD}reading{HEAD:#}   claimed {}, but {reading}",
+            reading.claimed
+        );
+    }
+    if summary.profiles.len() > 1 {
+        let _ = writeln!(
+            s,
+            "  {HEAD}profiles{HEAD:#}  {} checked:",
+            summary.profiles.len()
+        );
+        let width = summary
+            .profiles
+            .iter()
+            .map(|p| p.profile.to_string().len())
+            .max()
+            .unwrap_or(7);
+        for row in &summary.profiles {
+            let _ = writeln!(
+                s,
+                "    {:<width$}  {}  {}",
+                row.profile.to_string(),
+                padded_verdict(row.verdict, 25),
+                counts_text(&row.counts)
+            );
+            if let Some(reading) = &row.reading {
+                let _ = writeln!(s, "    {:<width$}  {DIM}{reading}{DIM:#}", "");
+            }
+        }
+    }
+    if let Some(run) = run {
+        let c = &run.certificate;
+        if let Some(seed) = c.seed {
+            let _ = writeln!(
+                s,
+                "  {HEAD}seed{HEAD:#}      {seed} (repeat the random games with --seed {seed})"
+            );
+        }
+        if let Some(shard) = c.shard {
+            let _ = writeln!(
+                s,
+                "  {HEAD}shard{HEAD:#}     {shard} of the units (combine shard reports with kpe-check merge)"
+            );
+        }
+    }
+    for note in &summary.notes {
+        let _ = writeln!(s, "  {HEAD}note{HEAD:#}      {note}");
+    }
+    s
+}
+
+/// The line on the rules the conforming plies exercised.
+fn rules_text(summary: &Summary) -> String {
+    format!(
+        "{HEAD}rules exercised{HEAD:#} by conforming plies ({} of {}): {}\n",
         summary.rules.len(),
         RULE_IDS.len(),
         if summary.rules.is_empty() {
@@ -211,73 +396,171 @@ pub(crate) fn summary_text(summary: &Summary, kind: RunKind) -> String {
         } else {
             summary.rules.to_string()
         }
+    )
+}
+
+fn group_text(number: usize, group: &Group, unit: &str) -> String {
+    let mut s = String::new();
+    let what = match group.verdict {
+        Verdict::Errored => "errored",
+        Verdict::Expected => "diverged as expected",
+        _ => "diverged",
+    };
+    let _ = writeln!(
+        s,
+        "{HEAD}── {number}. {}: {} {what} ──{HEAD:#}",
+        group.title(),
+        plural(group.count, unit)
     );
-    if let Some(reading) = &summary.reading {
+    if group.count > 1 {
+        let _ = writeln!(s, "the smallest example:");
+    }
+    match &group.example.divergence {
+        Some(d) if group.verdict != Verdict::Errored => {
+            s.push_str(&divergence_text(&group.example, d))
+        }
+        _ => s.push_str(&error_text(&group.example)),
+    }
+    if group.count > 1 {
+        let more = group.count - 1 - group.others.len() as u64;
+        let tail = if more > 0 {
+            format!(", and {more} more")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "{HEAD}reading{HEAD:#}: claimed {}, but {reading}",
-            reading.claimed
+            "\n  {HEAD}also{HEAD:#}  {}{tail}",
+            group.others.join(", ")
         );
-        if reading.conforms_under.len() > reading.closest().len()
-            && reading.free_switches().is_none()
-        {
-            let all: Vec<String> = reading
-                .conforms_under
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            let _ = writeln!(s, "  every profile that explains it: {}", all.join(" | "));
-        }
     }
     s
 }
 
 impl<W: Write> Sink for HumanSink<W> {
     fn begin(&mut self, run: &Run) -> io::Result<()> {
-        let what = match (&run.kind, &run.engine) {
-            (RunKind::Transcript, Some(e)) => format!("a transcript by {} {}", e.name, e.version),
-            (RunKind::Transcript, None) => "a transcript".to_owned(),
-            (RunKind::Engine, Some(e)) => format!("the engine {} {}", e.name, e.version),
-            (RunKind::Engine, None) => "an engine".to_owned(),
-        };
-        writeln!(
-            self.out,
-            "{HEAD}kpe-check{HEAD:#} {}: {what}, claiming the rules profile {HEAD}{}{HEAD:#}\n",
-            run.source, run.profile
-        )?;
         self.run = Some(run.clone());
-        self.blank = true;
         Ok(())
     }
 
     fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
-        match &unit.divergence {
-            None => {
-                self.blank = false;
-                writeln!(
-                    self.out,
-                    "{GOOD}✓{GOOD:#} {} conforms ({})",
-                    unit_name(unit),
-                    plural(unit.plies, "ply").replace("plys", "plies")
-                )
+        self.groups.add(unit);
+        match unit.verdict {
+            Verdict::Conforms if self.detail == Detail::Verbose => self.listed.push(format!(
+                "{GOOD}✓{GOOD:#} {} conforms ({})",
+                unit.label(),
+                plural(unit.plies, "ply")
+            )),
+            Verdict::Skipped => {
+                let reason = unit.reason.clone().unwrap_or_default();
+                match self.skips.iter_mut().find(|(r, _)| *r == reason) {
+                    Some((_, n)) => *n += 1,
+                    None => self.skips.push((reason.clone(), 1)),
+                }
+                if self.detail == Detail::Verbose {
+                    self.listed
+                        .push(format!("{DIM}- {} skipped: {reason}{DIM:#}", unit.label()));
+                }
             }
-            Some(d) => {
-                let gap = if self.blank { "" } else { "\n" };
-                self.blank = true;
-                writeln!(self.out, "{gap}{}", divergence_text(unit, d))
-            }
+            Verdict::Fixed => self.fixed.push(unit.short_label()),
+            _ => {}
         }
+        Ok(())
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        let kind = self.run.as_ref().map_or(RunKind::Transcript, |r| r.kind);
-        let gap = if self.blank { "" } else { "\n" };
-        write!(self.out, "{gap}{}", summary_text(summary, kind))?;
+        let run = self.run.as_ref();
+        let what = match run.map(|r| (r.kind, &r.engine)) {
+            Some((RunKind::Transcript, Some(e))) => {
+                format!("a transcript by {} {}", e.name, e.version)
+            }
+            Some((RunKind::Transcript, None)) | None => "a transcript".to_owned(),
+            Some((RunKind::Engine, Some(e))) => format!("the engine {} {}", e.name, e.version),
+            Some((RunKind::Engine, None)) => "an engine".to_owned(),
+        };
+        let source = run.map_or("", |r| r.source.as_str());
+        let claims = match run {
+            Some(r) if r.profiles.len() > 1 => format!("{} rules profiles", r.profiles.len()),
+            Some(r) => format!("the rules profile {HEAD}{}{HEAD:#}", r.profile),
+            None => "no profile".to_owned(),
+        };
+        if self.detail == Detail::Quiet {
+            let verdict = match &summary.interrupted {
+                Some(signal) => format!("{BAD}INTERRUPTED{BAD:#} by {signal}"),
+                None => verdict_word(summary.verdict()),
+            };
+            writeln!(
+                self.out,
+                "kpe-check {source}: {verdict}: {}",
+                counts_text(&summary.counts())
+            )?;
+            return self.out.flush();
+        }
+        writeln!(
+            self.out,
+            "{HEAD}kpe-check{HEAD:#} {source}: {what}, claiming {claims}"
+        )?;
+        write!(self.out, "{}", summary_text(run, summary))?;
+        let groups = self.groups.sorted();
+        if !groups.is_empty() {
+            let n = groups.len();
+            writeln!(
+                self.out,
+                "\n{} of failing units, each shown once by its smallest example:\n",
+                if n == 1 {
+                    "1 group".to_owned()
+                } else {
+                    format!("{n} groups")
+                }
+            )?;
+            let unit = match run.map(|r| r.kind) {
+                Some(RunKind::Engine) => "unit",
+                _ => "game",
+            };
+            for (k, group) in groups.iter().enumerate() {
+                writeln!(self.out, "{}", group_text(k + 1, group, unit))?;
+            }
+        } else {
+            writeln!(self.out)?;
+        }
+        if !self.fixed.is_empty() {
+            writeln!(
+                self.out,
+                "{GOOD}fixed{GOOD:#}: {} listed in the expect-fail file now conform{}; remove their lines: {}",
+                self.fixed.len(),
+                if self.fixed.len() == 1 { "s" } else { "" },
+                self.fixed.join(", ")
+            )?;
+        }
+        if !self.skips.is_empty() && self.detail != Detail::Verbose {
+            let reasons: Vec<String> = self
+                .skips
+                .iter()
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            writeln!(
+                self.out,
+                "{HEAD}skipped{HEAD:#}: {} (--verbose lists them)",
+                reasons.join("; ")
+            )?;
+        }
+        for line in &self.listed {
+            writeln!(self.out, "{line}")?;
+        }
+        write!(self.out, "{}", rules_text(summary))?;
         self.out.flush()
     }
 
-    fn fail(&mut self, _: &InputError) -> io::Result<()> {
-        // The error itself goes to standard error.
+    fn fail(&mut self, error: &InputError) -> io::Result<()> {
+        // The error itself goes to standard error; when units were already
+        // reported, the verdict says the run ended on bad input.
+        if self.run.is_some() && self.detail != Detail::Quiet {
+            writeln!(
+                self.out,
+                "{HEAD}kpe-check{HEAD:#}: {}: the input is bad: {error}",
+                verdict_word(RunVerdict::BadInput)
+            )?;
+        }
         self.out.flush()
     }
 }
@@ -286,16 +569,15 @@ impl<W: Write> Sink for HumanSink<W> {
 // JSON
 // ---------------------------------------------------------------------------
 
-/// The JSON report (`--format json`): one object, written as results come,
-/// so that it is complete and valid even when the input turns out bad
-/// half-way (it then ends with an `error` member).
-///
-/// `{"format": "kpe-check-report", "version": 1, "run": {...}, "units": [...],
-/// "summary": {...}, "conforms": true}`
+/// The JSON report (`--format json`): one object of the shape of
+/// [`JsonReport`] (`spec/report.schema.json`), written as results come, so
+/// that it is complete and valid even when the input turns out bad
+/// half-way (it then ends with an `error` member and verdict `bad-input`).
 pub struct JsonSink<W> {
     out: W,
     begun: bool,
     units: u64,
+    groups: Groups,
 }
 
 impl<W: Write> JsonSink<W> {
@@ -305,6 +587,7 @@ impl<W: Write> JsonSink<W> {
             out,
             begun: false,
             units: 0,
+            groups: Groups::default(),
         }
     }
 
@@ -316,12 +599,40 @@ impl<W: Write> JsonSink<W> {
     fn open(&mut self, run: Option<&Run>) -> io::Result<()> {
         write!(
             self.out,
-            "{{\"format\":\"kpe-check-report\",\"version\":1,\"run\":{},\"units\":[",
+            "{{\"format\":{},\"version\":{REPORT_VERSION},\"run\":{},\"units\":[",
+            serde_json::to_string(REPORT_FORMAT)?,
             serde_json::to_string(&run)?
         )?;
         self.begun = true;
         Ok(())
     }
+}
+
+/// Bad input as the JSON report states it.
+fn input_error_report(error: &InputError) -> InputErrorReport {
+    let mut report = InputErrorReport {
+        code: error.code().to_owned(),
+        file: error.file.clone(),
+        message: error.to_string(),
+        path: None,
+        line: None,
+        column: None,
+    };
+    match &error.kind {
+        InputErrorKind::Json {
+            path, line, column, ..
+        } => {
+            report.path = Some(path.clone());
+            report.line = Some(u64::try_from(*line).unwrap_or(u64::MAX));
+            report.column = Some(u64::try_from(*column).unwrap_or(u64::MAX));
+        }
+        InputErrorKind::TooLong { line, column, .. } => {
+            report.line = Some(*line);
+            report.column = Some(*column);
+        }
+        _ => {}
+    }
+    report
 }
 
 impl<W: Write> Sink for JsonSink<W> {
@@ -332,6 +643,7 @@ impl<W: Write> Sink for JsonSink<W> {
     fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
         let sep = if self.units == 0 { "" } else { "," };
         self.units += 1;
+        self.groups.add(unit);
         write!(self.out, "{sep}\n{}", serde_json::to_string(unit)?)
     }
 
@@ -339,28 +651,20 @@ impl<W: Write> Sink for JsonSink<W> {
         if !self.begun {
             self.open(None)?;
         }
-        let reading = summary.reading.as_ref().map(|r| {
-            serde_json::json!({
-                "claimed": r.claimed,
-                "explained": r.explained(),
-                "closest": r.closest(),
-                "conforms_under": r.conforms_under,
-                "rechecked": r.rechecked,
-                "kept_as_claimed": r.kept_as_claimed.iter().map(|s| s.name()).collect::<Vec<_>>(),
-                "text": r.to_string(),
-            })
-        });
-        let summary_json = serde_json::json!({
-            "units": summary.units,
-            "conforming": summary.conforming,
-            "diverging": summary.diverging(),
-            "plies": summary.plies,
-            "rules_exercised": summary.rules,
-            "reading": reading,
-        });
+        let groups: Vec<GroupRef> = self
+            .groups
+            .sorted()
+            .into_iter()
+            .map(GroupRef::from)
+            .collect();
+        let verdict = summary.verdict();
         writeln!(
             self.out,
-            "\n],\"summary\":{summary_json},\"conforms\":{}}}",
+            "\n],\"groups\":{},\"summary\":{},\"verdict\":{},\"exit_code\":{},\"conforms\":{}}}",
+            serde_json::to_string(&groups)?,
+            serde_json::to_string(summary)?,
+            serde_json::to_string(&verdict)?,
+            verdict.exit_code(),
             summary.conforms()
         )?;
         self.out.flush()
@@ -370,38 +674,71 @@ impl<W: Write> Sink for JsonSink<W> {
         if !self.begun {
             self.open(None)?;
         }
-        let mut e = serde_json::json!({"code": error.code(), "file": error.file, "message": error.to_string()});
-        match &error.kind {
-            super::input::InputErrorKind::Json {
-                path, line, column, ..
-            } => {
-                e["path"] = path.as_str().into();
-                e["line"] = (*line).into();
-                e["column"] = (*column).into();
-            }
-            super::input::InputErrorKind::TooLong { line, column, .. } => {
-                e["line"] = (*line).into();
-                e["column"] = (*column).into();
-            }
-            _ => {}
-        }
-        writeln!(self.out, "\n],\"error\":{e}}}")?;
+        let verdict = RunVerdict::BadInput;
+        writeln!(
+            self.out,
+            "\n],\"verdict\":{},\"exit_code\":{},\"conforms\":false,\"error\":{}}}",
+            serde_json::to_string(&verdict)?,
+            verdict.exit_code(),
+            serde_json::to_string(&input_error_report(error))?
+        )?;
         self.out.flush()
     }
+}
+
+/// Reads a JSON report back.
+///
+/// # Errors
+///
+/// A message naming the JSON path when `text` is not a report.
+pub fn parse_json_report(text: &str) -> Result<JsonReport, String> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let report: JsonReport = serde_path_to_error::deserialize(de).map_err(|e| {
+        let inner = e.inner();
+        format!(
+            "{}:{}: at {}: {inner}",
+            inner.line(),
+            inner.column(),
+            e.path()
+        )
+    })?;
+    if report.format != REPORT_FORMAT || report.version != REPORT_VERSION {
+        return Err(format!(
+            "not a kpe-check report of version {REPORT_VERSION}: format {:?}, version {}",
+            report.format, report.version
+        ));
+    }
+    Ok(report)
 }
 
 // ---------------------------------------------------------------------------
 // JUnit XML
 // ---------------------------------------------------------------------------
 
-/// A JUnit XML report for CI systems (`--junit FILE`): one test case per
-/// unit, written to the file when the run ends. It keeps one small record
-/// per unit until then.
+/// A JUnit XML report for CI systems (`--junit FILE`), in the shape of
+/// Jenkins' `junit-10.xsd`: one `<testsuite>` per unit kind (and profile),
+/// one `<testcase>` per unit with its `time` and a dotted classname such as
+/// `kpe.scenario.capture`; `<failure type="RULE-IDS">` for a divergence,
+/// `<error>` for an engine that could not be checked, `<skipped>` with the
+/// reason; `<properties>` carry the certificate. It keeps one small record
+/// per unit until the run ends.
 pub struct JunitSink {
     path: PathBuf,
-    suite: TestSuite,
-    source: String,
-    engine: String,
+    run: Option<Run>,
+    suites: Vec<JunitSuite>,
+    error: Option<String>,
+}
+
+struct JunitSuite {
+    name: String,
+    cases: Vec<JunitCase>,
+}
+
+struct JunitCase {
+    name: String,
+    classname: String,
+    time: f64,
+    outcome: Option<(&'static str, String, String, String)>,
 }
 
 impl JunitSink {
@@ -410,67 +747,298 @@ impl JunitSink {
     pub fn new(path: PathBuf) -> JunitSink {
         JunitSink {
             path,
-            suite: TestSuite::new("kpe-check"),
-            source: String::new(),
-            engine: "engine".to_owned(),
+            run: None,
+            suites: Vec::new(),
+            error: None,
         }
     }
 
-    fn write(&mut self, out_text: String) -> io::Result<()> {
-        let mut suite = std::mem::replace(&mut self.suite, TestSuite::new("kpe-check"));
-        suite.set_system_out(out_text);
-        let mut report = JunitReport::new(format!("kpe-check {}", self.source));
-        report.add_test_suite(suite);
-        let xml = report.to_string().map_err(io::Error::other)?;
-        std::fs::write(&self.path, xml)
+    fn properties(&self) -> Vec<(String, String)> {
+        let mut props = Vec::new();
+        let Some(run) = &self.run else {
+            return props;
+        };
+        let c = &run.certificate;
+        props.push(("source".to_owned(), run.source.clone()));
+        if let Some(e) = &run.engine {
+            props.push(("engine".to_owned(), format!("{} {}", e.name, e.version)));
+        }
+        let profiles: Vec<String> = run.profiles.iter().map(ToString::to_string).collect();
+        props.push(("profile".to_owned(), run.profile.to_string()));
+        props.push(("profiles".to_owned(), profiles.join(" | ")));
+        props.push(("kpe-check".to_owned(), c.kpe_check.clone()));
+        let optional = [
+            ("protocol", c.protocol.map(|v| v.to_string())),
+            (
+                "suite-version",
+                c.suite.as_ref().map(|s| s.version.to_string()),
+            ),
+            ("suite-digest", c.suite.as_ref().map(|s| s.digest.clone())),
+            ("seed", c.seed.map(|v| v.to_string())),
+            ("games", c.games.map(|v| v.to_string())),
+            ("max-plies", c.max_plies.map(|v| v.to_string())),
+            ("perft-depth", c.perft_depth.map(|v| v.to_string())),
+            ("shard", c.shard.map(|v| v.to_string())),
+        ];
+        props.extend(
+            optional
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v))),
+        );
+        props
+    }
+
+    fn write(&self, out_text: &str) -> io::Result<()> {
+        use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+        let mut w = quick_xml::Writer::new_with_indent(Vec::new(), b' ', 2);
+        let io = |e: io::Error| e;
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+            .map_err(io)?;
+        let count = |f: &dyn Fn(&JunitCase) -> bool| -> usize {
+            self.suites
+                .iter()
+                .flat_map(|s| &s.cases)
+                .filter(|c| f(c))
+                .count()
+        };
+        let kind = |c: &JunitCase| c.outcome.as_ref().map(|o| o.0);
+        let tests = count(&|_| true) + usize::from(self.error.is_some());
+        let failures = count(&|c| kind(c) == Some("failure"));
+        let errors = count(&|c| kind(c) == Some("error")) + usize::from(self.error.is_some());
+        let total_time: f64 = self
+            .suites
+            .iter()
+            .flat_map(|s| &s.cases)
+            .map(|c| c.time)
+            .sum();
+        let name = self.run.as_ref().map_or_else(
+            || "kpe-check".to_owned(),
+            |r| format!("kpe-check {}", r.source),
+        );
+        let mut root = BytesStart::new("testsuites");
+        root.push_attribute(("name", name.as_str()));
+        root.push_attribute(("tests", tests.to_string().as_str()));
+        root.push_attribute(("failures", failures.to_string().as_str()));
+        root.push_attribute(("errors", errors.to_string().as_str()));
+        root.push_attribute(("time", format!("{total_time:.3}").as_str()));
+        w.write_event(Event::Start(root)).map_err(io)?;
+        let props = self.properties();
+        let mut suites: Vec<(String, Vec<&JunitCase>)> = self
+            .suites
+            .iter()
+            .map(|s| (s.name.clone(), s.cases.iter().collect()))
+            .collect();
+        if self.error.is_some() || suites.is_empty() {
+            suites.push(("kpe.input".to_owned(), Vec::new()));
+        }
+        let last = suites.len() - 1;
+        for (k, (suite_name, cases)) in suites.iter().enumerate() {
+            let input_error = if k == last { self.error.as_ref() } else { None };
+            let mut suite = BytesStart::new("testsuite");
+            let of = |what: &str| cases.iter().filter(|c| kind(c) == Some(what)).count();
+            suite.push_attribute(("name", suite_name.as_str()));
+            suite.push_attribute((
+                "tests",
+                (cases.len() + usize::from(input_error.is_some()))
+                    .to_string()
+                    .as_str(),
+            ));
+            suite.push_attribute(("failures", of("failure").to_string().as_str()));
+            suite.push_attribute((
+                "errors",
+                (of("error") + usize::from(input_error.is_some()))
+                    .to_string()
+                    .as_str(),
+            ));
+            suite.push_attribute(("skipped", of("skipped").to_string().as_str()));
+            let time: f64 = cases.iter().map(|c| c.time).sum();
+            suite.push_attribute(("time", format!("{time:.3}").as_str()));
+            w.write_event(Event::Start(suite)).map_err(io)?;
+            w.write_event(Event::Start(BytesStart::new("properties")))
+                .map_err(io)?;
+            for (key, value) in &props {
+                let mut p = BytesStart::new("property");
+                p.push_attribute(("name", key.as_str()));
+                p.push_attribute(("value", value.as_str()));
+                w.write_event(Event::Empty(p)).map_err(io)?;
+            }
+            w.write_event(Event::End(BytesEnd::new("properties")))
+                .map_err(io)?;
+            for case in cases {
+                let mut tag = BytesStart::new("testcase");
+                tag.push_attribute(("name", case.name.as_str()));
+                tag.push_attribute(("classname", case.classname.as_str()));
+                tag.push_attribute(("time", format!("{:.3}", case.time).as_str()));
+                match &case.outcome {
+                    None => w.write_event(Event::Empty(tag)).map_err(io)?,
+                    Some((element, message, kind, text)) => {
+                        w.write_event(Event::Start(tag)).map_err(io)?;
+                        let mut e = BytesStart::new(*element);
+                        e.push_attribute(("message", message.as_str()));
+                        if !kind.is_empty() {
+                            e.push_attribute(("type", kind.as_str()));
+                        }
+                        if text.is_empty() {
+                            w.write_event(Event::Empty(e)).map_err(io)?;
+                        } else {
+                            w.write_event(Event::Start(e)).map_err(io)?;
+                            w.write_event(Event::Text(BytesText::new(text)))
+                                .map_err(io)?;
+                            w.write_event(Event::End(BytesEnd::new(*element)))
+                                .map_err(io)?;
+                        }
+                        w.write_event(Event::End(BytesEnd::new("testcase")))
+                            .map_err(io)?;
+                    }
+                }
+            }
+            if let Some(message) = input_error {
+                let mut tag = BytesStart::new("testcase");
+                tag.push_attribute(("name", "input"));
+                tag.push_attribute(("classname", "kpe.input"));
+                tag.push_attribute(("time", "0.000"));
+                w.write_event(Event::Start(tag)).map_err(io)?;
+                let mut e = BytesStart::new("error");
+                e.push_attribute(("message", message.as_str()));
+                e.push_attribute(("type", "bad-input"));
+                w.write_event(Event::Empty(e)).map_err(io)?;
+                w.write_event(Event::End(BytesEnd::new("testcase")))
+                    .map_err(io)?;
+            }
+            if k == last && !out_text.is_empty() {
+                w.write_event(Event::Start(BytesStart::new("system-out")))
+                    .map_err(io)?;
+                w.write_event(Event::Text(BytesText::new(out_text)))
+                    .map_err(io)?;
+                w.write_event(Event::End(BytesEnd::new("system-out")))
+                    .map_err(io)?;
+            }
+            w.write_event(Event::End(BytesEnd::new("testsuite")))
+                .map_err(io)?;
+        }
+        w.write_event(Event::End(BytesEnd::new("testsuites")))
+            .map_err(io)?;
+        let mut bytes = w.into_inner();
+        bytes.push(b'\n');
+        std::fs::write(&self.path, bytes)
+    }
+}
+
+/// The dotted JUnit classname of a unit: `kpe.scenario.capture` (by the
+/// scenario file's topic), `kpe.random`, `kpe.perft`, `kpe.game`.
+#[must_use]
+pub fn junit_classname(unit: &UnitResult) -> String {
+    let kind = match unit.kind.as_str() {
+        "random-game" => "random",
+        other => other,
+    };
+    let topic = match (kind, &unit.location) {
+        ("scenario", Some(loc)) => std::path::Path::new(loc)
+            .file_stem()
+            .map(|s| s.to_string_lossy().replace('.', "_")),
+        _ => None,
+    };
+    match topic {
+        Some(topic) => format!("kpe.{kind}.{topic}"),
+        None => format!("kpe.{kind}"),
     }
 }
 
 impl Sink for JunitSink {
     fn begin(&mut self, run: &Run) -> io::Result<()> {
-        self.source = run.source.clone();
-        if let Some(e) = &run.engine {
-            self.engine = format!("{} {}", e.name, e.version);
-        }
-        self.suite = TestSuite::new(format!("kpe-check {} ({})", run.source, run.profile));
-        self.suite
-            .add_property(("profile", run.profile.to_string().as_str()));
+        self.run = Some(run.clone());
         Ok(())
     }
 
     fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
-        let name = unit_name(unit);
-        let status = match &unit.divergence {
-            None => TestCaseStatus::success(),
-            Some(d) => {
-                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        let classname = junit_classname(unit);
+        let suite_name = match unit.profile {
+            Some(profile) => format!("{classname} [{profile}]"),
+            None => classname.clone(),
+        };
+        let strip = |s: String| anstream::adapter::strip_str(&s).to_string();
+        let outcome = match unit.verdict {
+            Verdict::Conforms | Verdict::Fixed => None,
+            Verdict::Skipped => Some((
+                "skipped",
+                unit.reason.clone().unwrap_or_default(),
+                String::new(),
+                String::new(),
+            )),
+            Verdict::Errored => {
+                let e = unit.error.as_ref();
+                Some((
+                    "error",
+                    e.map(|e| e.message.clone()).unwrap_or_default(),
+                    e.map(|e| e.code.clone()).unwrap_or_default(),
+                    strip(error_text(unit)),
+                ))
+            }
+            Verdict::Diverges => unit.divergence.as_ref().map(|d| {
                 let fields: Vec<&str> = d.fields.iter().map(|f| f.field.as_str()).collect();
                 let at = d.ply.map(|p| format!("ply {p}: ")).unwrap_or_default();
-                status.set_message(format!("{at}{} differs ({})", fields.join(", "), d.rules));
-                status.set_type(d.rules.to_string());
-                status.set_description(
-                    anstream::adapter::strip_str(&divergence_text(unit, d)).to_string(),
-                );
-                status
-            }
+                (
+                    "failure",
+                    format!("{at}{} differs ({})", fields.join(", "), d.rules),
+                    d.rules.to_string(),
+                    strip(divergence_text(unit, d)),
+                )
+            }),
+            Verdict::Expected => Some((
+                "skipped",
+                format!(
+                    "diverges as expected: {}",
+                    unit.reason.clone().unwrap_or_default()
+                ),
+                String::new(),
+                String::new(),
+            )),
         };
-        let mut case = TestCase::new(name, status);
-        case.set_classname(self.engine.clone());
-        self.suite.add_test_case(case);
+        let case = JunitCase {
+            name: unit.short_label(),
+            classname,
+            time: unit.time,
+            outcome,
+        };
+        match self.suites.iter_mut().find(|s| s.name == suite_name) {
+            Some(suite) => suite.cases.push(case),
+            None => self.suites.push(JunitSuite {
+                name: suite_name,
+                cases: vec![case],
+            }),
+        }
         Ok(())
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         let text =
-            anstream::adapter::strip_str(&summary_text(summary, RunKind::Transcript)).to_string();
-        self.write(text)
+            anstream::adapter::strip_str(&summary_text(self.run.as_ref(), summary)).to_string();
+        self.write(&text)
     }
 
     fn fail(&mut self, error: &InputError) -> io::Result<()> {
-        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
-        status.set_message(error.to_string());
-        status.set_type(format!("bad input ({})", error.code()));
-        self.suite.add_test_case(TestCase::new("input", status));
-        self.write(format!("error: {error}\n"))
+        self.error = Some(error.to_string());
+        self.write(&format!("error: {error}\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classnames_are_dotted_and_stable() {
+        let mut unit = UnitResult::conforming(
+            "scenario",
+            "x".into(),
+            Some("conformance/capture.yaml".into()),
+            1,
+        );
+        assert_eq!(junit_classname(&unit), "kpe.scenario.capture");
+        unit.kind = "random-game".into();
+        unit.location = None;
+        assert_eq!(junit_classname(&unit), "kpe.random");
+        unit.kind = "game".into();
+        assert_eq!(junit_classname(&unit), "kpe.game");
     }
 }

@@ -190,6 +190,39 @@ impl serde::Serialize for RuleSet {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for RuleSet {
+    /// A list of rule IDs; an ID that is not in [`RULE_IDS`] is an error.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RuleSet, D::Error> {
+        let ids = Vec::<String>::deserialize(deserializer)?;
+        let mut set = RuleSet::new();
+        for id in &ids {
+            let Some(index) = RULE_IDS.iter().position(|(i, _)| i == id) else {
+                return Err(serde::de::Error::custom(format!(
+                    "`{id}` is not a rule ID of spec/RULES.md"
+                )));
+            };
+            set.0 |= 1 << index;
+        }
+        Ok(set)
+    }
+}
+
+impl schemars::JsonSchema for RuleSet {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RuleSet".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let ids: Vec<&str> = RULE_IDS.iter().map(|(id, _)| *id).collect();
+        schemars::json_schema!({
+            "description": "Rule IDs of spec/RULES.md, in the spec's order.",
+            "type": "array",
+            "items": {"type": "string", "enum": ids},
+            "uniqueItems": true
+        })
+    }
+}
+
 /// [`Report::rules`] as a [`RuleSet`], remembered by the few features of a
 /// report it depends on, so that checking a million plies does not build a
 /// million vectors.

@@ -25,6 +25,8 @@ pub struct EngineInfo {
     pub version: String,
     /// Whether it answers perft requests.
     pub perft: bool,
+    /// The profiles the hello says the engine plays, if it said.
+    pub profiles: Option<Vec<Profile>>,
 }
 
 /// The engine misbehaved: it did not give a well-formed answer in turn.
@@ -181,6 +183,8 @@ pub struct Engine {
     process: Option<EngineProcess>,
     info: Option<EngineInfo>,
     facts: Facts,
+    /// The questions asked since [`Engine::take_journal`] last emptied it.
+    journal: Vec<Question>,
     requests: u64,
     starts: u32,
 }
@@ -196,6 +200,7 @@ impl Engine {
             process: None,
             info: None,
             facts: Facts::default(),
+            journal: Vec::new(),
             requests: 0,
             starts: 0,
         }
@@ -227,6 +232,7 @@ impl Engine {
                 name,
                 version,
                 perft,
+                profiles,
             } = reply
             else {
                 return Err(self.wrong_reply(&hello, &reply));
@@ -241,6 +247,7 @@ impl Engine {
                 name,
                 version,
                 perft,
+                profiles,
             });
         }
         Ok(self.info.as_ref().expect("set by a successful hello"))
@@ -250,6 +257,12 @@ impl Engine {
     #[must_use]
     pub fn info(&self) -> Option<&EngineInfo> {
         self.info.as_ref()
+    }
+
+    /// The profile the session claims in its hello.
+    #[must_use]
+    pub fn profile(&self) -> Profile {
+        self.profile
     }
 
     /// How many times the engine process was started.
@@ -270,6 +283,19 @@ impl Engine {
         &self.facts
     }
 
+    /// The questions answered since the last call, each with the engine's
+    /// answer, in the order asked (a question asked twice comes once): what
+    /// one unit learnt about the engine.
+    pub fn take_journal(&mut self) -> Vec<(Question, Answer)> {
+        let mut seen = std::collections::HashSet::new();
+        let journal = std::mem::take(&mut self.journal);
+        journal
+            .into_iter()
+            .filter(|q| seen.insert(*q))
+            .filter_map(|q| self.facts.get(&q).map(|a| (q, a.clone())))
+            .collect()
+    }
+
     /// Asks the engine a question and logs its answer.
     ///
     /// # Errors
@@ -277,6 +303,7 @@ impl Engine {
     /// A [`Failure`] when it does not answer well and in time.
     pub fn ask(&mut self, question: &Question) -> Result<Answer, Failure> {
         if let Some(answer) = self.facts.get(question) {
+            self.journal.push(*question);
             return Ok(answer.clone());
         }
         self.start()?;
@@ -297,6 +324,7 @@ impl Engine {
             other => return Err(self.wrong_reply(&request, &other)),
         };
         self.facts.insert(*question, answer.clone());
+        self.journal.push(*question);
         Ok(answer)
     }
 

@@ -58,12 +58,76 @@ pub struct Manifest {
     /// The rules profile the engine claims to follow (default: `default`).
     #[serde(default)]
     pub profile: Profile,
+    /// The profiles to certify in one run, each in turn with its own hello:
+    /// a list, or `"all"` for all 32 (default: just `profile`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiles: Option<Profiles>,
     /// How many random games to play against it.
     #[serde(default)]
     pub random: RandomPlan,
     /// How deep to check perft from the initial position.
     #[serde(default)]
     pub perft: PerftPlan,
+}
+
+/// Several profiles to check: a list, or all 32.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Profiles {
+    /// `"all"`: every one of the 32 profiles.
+    All(AllProfiles),
+    /// These profiles, in this order.
+    List(Vec<Profile>),
+}
+
+/// The word `all`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub enum AllProfiles {
+    /// Every profile.
+    #[serde(rename = "all")]
+    All,
+}
+
+impl Profiles {
+    /// The profiles, in order, without repeats.
+    #[must_use]
+    pub fn list(&self) -> Vec<Profile> {
+        let mut out: Vec<Profile> = Vec::new();
+        let all: Vec<Profile> = match self {
+            Profiles::All(_) => Profile::all().collect(),
+            Profiles::List(list) => list.clone(),
+        };
+        for p in all {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
+impl std::str::FromStr for Profiles {
+    type Err = String;
+
+    /// `all`, or profiles separated by `;` or `|` (a profile itself is
+    /// switch names joined by commas).
+    fn from_str(s: &str) -> Result<Profiles, String> {
+        if s.trim() == "all" {
+            return Ok(Profiles::All(AllProfiles::All));
+        }
+        let list = s
+            .split(['|', ';'])
+            .map(|p| {
+                p.trim()
+                    .parse::<Profile>()
+                    .map_err(|e| format!("`{p}`: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if list.is_empty() {
+            return Err("no profile given".to_owned());
+        }
+        Ok(Profiles::List(list))
+    }
 }
 
 /// The manifest's format name.
@@ -108,7 +172,7 @@ impl Timeouts {
 }
 
 /// How much random play to check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomPlan {
     /// How many games (default 100; 0 for none).
@@ -120,6 +184,11 @@ pub struct RandomPlan {
     /// seed used is printed, so that any run can be repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Positions the games start from, in turn (default: the initial
+    /// position), e.g. positions after both players are unlocked, for an
+    /// engine without the opening lock.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub starts: Vec<crate::position::Position>,
 }
 
 impl Default for RandomPlan {
@@ -128,6 +197,7 @@ impl Default for RandomPlan {
             games: 100,
             max_plies: 200,
             seed: None,
+            starts: Vec::new(),
         }
     }
 }

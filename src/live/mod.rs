@@ -18,23 +18,27 @@ mod reading;
 mod repro;
 mod run;
 mod scenarios;
+mod schedule;
 mod serve;
 mod shrink;
+pub mod units;
 
+pub use crate::check::MAX_DIVERGING_GAMES;
 pub use compare::{FieldDiff, Mismatch, compare, expected};
 pub use engine::{Engine, EngineInfo, Failure, FailureKind};
 pub use facts::{Answer, Facts, Question};
 pub use manifest::{
-    Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, RandomPlan, Timeouts,
-    schema as manifest_schema,
+    AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
+    RandomPlan, Timeouts, schema as manifest_schema,
 };
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use reading::{Answers, diagnose};
 pub use repro::reproduction;
 pub use run::{
     ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
-    MAX_DIVERGING_GAMES, MAX_SHRINKS, MAX_STARTS, check_engine, check_manifest_file,
+    MAX_SHRINKS, check_engine, check_manifest_file, list_units,
 };
 pub use scenarios::EngineSubject;
+pub use schedule::MAX_STARTS;
 pub use serve::{Fault, ServeOptions, serve};
 pub use shrink::{Diverging, SHRINK_BUDGET, candidates, shrink};

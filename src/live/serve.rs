@@ -21,6 +21,10 @@ pub struct ServeOptions {
     pub rules: Option<Profile>,
     /// Misbehave on purpose, for testing kpe-check without other programs.
     pub fault: Option<Fault>,
+    /// With `rules`: the hello lists that one profile as the only one
+    /// played (without it, a pinned engine lists none, and an unpinned one
+    /// all 32).
+    pub announce: bool,
 }
 
 /// A deliberate misbehaviour of `kpe engine --fault`, used by the tests of
@@ -115,6 +119,14 @@ pub fn serve(input: impl BufRead, mut output: impl Write, options: ServeOptions)
                     name: "kpe".to_owned(),
                     version: env!("CARGO_PKG_VERSION").to_owned(),
                     perft: true,
+                    // Every profile, unless `--rules` pins one: then it
+                    // plays that one whatever it is asked, as an engine
+                    // that follows one reading, and says nothing.
+                    profiles: match options.rules {
+                        None => Some(Profile::all().collect()),
+                        Some(p) if options.announce => Some(vec![p]),
+                        Some(_) => None,
+                    },
                 }
             }
             Request::Legal { position } => Reply::Legal {

@@ -110,6 +110,8 @@ impl Suite {
     ) -> Result<Suite, ScenarioErrors> {
         let mut errors = Vec::new();
         let mut suite = Suite {
+            version: None,
+            digest: None,
             files: Vec::new(),
             perft: None,
         };

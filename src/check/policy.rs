@@ -1,0 +1,439 @@
+//! What a run selects and expects, shared by both modes: `--only` and
+//! `--skip` patterns over unit ids (or rule IDs), `--max-failures`, and the
+//! `--expect-fail` file of known divergences.
+
+use std::fmt;
+use std::path::Path;
+
+use globset::{Glob, GlobMatcher};
+
+use super::input::InputError;
+use super::render::Sink;
+use super::report::{Run, Summary, UnitResult, Verdict};
+use super::rules::{RULE_IDS, RuleSet};
+use crate::profile::Profile;
+
+/// A `--only` or `--skip` pattern: a glob over unit ids (`cap-*`,
+/// `random/*`), or a rule ID (`CAP-2`: the units that exercise it).
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    text: String,
+    matcher: Option<GlobMatcher>,
+    rule: Option<&'static str>,
+}
+
+impl Pattern {
+    /// Whether the unit `id`, exercising `rules`, matches.
+    #[must_use]
+    pub fn matches(&self, id: &str, rules: &[String]) -> bool {
+        match (self.rule, &self.matcher) {
+            (Some(rule), _) => rules.iter().any(|r| r == rule),
+            (None, Some(m)) => m.is_match(id),
+            (None, None) => false,
+        }
+    }
+}
+
+impl std::str::FromStr for Pattern {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Pattern, String> {
+        if let Some(&(rule, _)) = RULE_IDS.iter().find(|(id, _)| *id == s) {
+            return Ok(Pattern {
+                text: s.to_owned(),
+                matcher: None,
+                rule: Some(rule),
+            });
+        }
+        if s.is_empty() {
+            return Err("an empty pattern matches no unit".to_owned());
+        }
+        let glob = Glob::new(s).map_err(|e| format!("`{s}` is not a glob: {e}"))?;
+        Ok(Pattern {
+            text: s.to_owned(),
+            matcher: Some(glob.compile_matcher()),
+            rule: None,
+        })
+    }
+}
+
+impl fmt::Display for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// One line of an `--expect-fail` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expectation {
+    /// The unit id.
+    pub id: String,
+    /// The rules it is known to break (empty: any).
+    pub rules: RuleSet,
+    /// The profile it is known to break them under (`None`: any).
+    pub profile: Option<Profile>,
+    /// Where the line is: `file:line`.
+    pub at: String,
+}
+
+/// Which units a run checks and which divergences it already knows.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    /// `--only`: a unit must match one of them (when any are given).
+    pub only: Vec<Pattern>,
+    /// `--skip`: a unit matching one of them is left out.
+    pub skip: Vec<Pattern>,
+    /// `--max-failures N` (`--fail-fast` is 1): units after the N-th
+    /// failing one are not run.
+    pub max_failures: Option<u64>,
+    /// `--expect-fail FILE`: known divergences.
+    pub expected: Vec<Expectation>,
+}
+
+/// The reason given to units not run after `--max-failures`.
+#[must_use]
+pub fn stopped_reason(n: u64) -> String {
+    format!(
+        "not run: the run stopped after {n} failing unit{} (--max-failures {n})",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+impl Policy {
+    /// Whether the unit `id`, exercising `rules`, is selected by `--only`
+    /// and `--skip`.
+    #[must_use]
+    pub fn selects(&self, id: &str, rules: &[String]) -> bool {
+        (self.only.is_empty() || self.only.iter().any(|p| p.matches(id, rules)))
+            && !self.skip.iter().any(|p| p.matches(id, rules))
+    }
+
+    /// Reads the `--expect-fail` file at `path`: one known divergence a
+    /// line, `UNIT-ID RULE-ID[,RULE-ID...] [PROFILE]`; `#` starts a
+    /// comment; `*` for the rules means any.
+    ///
+    /// # Errors
+    ///
+    /// A bad-input error naming the file, line and column.
+    pub fn load_expected(&mut self, path: &Path) -> Result<(), InputError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| InputError::read(&file, e))?;
+        for (k, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim_end();
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words.is_empty() {
+                continue;
+            }
+            let at = |word: usize, message: String| {
+                let column = raw.find(words[word]).map_or(1, |c| c + 1);
+                InputError::at(&file, "", k + 1, column, message)
+            };
+            if words.len() < 2 || words.len() > 3 {
+                return Err(at(
+                    0,
+                    "expected `UNIT-ID RULE-ID[,RULE-ID...] [PROFILE]`".to_owned(),
+                ));
+            }
+            let mut rules = RuleSet::new();
+            if words[1] != "*" {
+                for rule in words[1].split(',') {
+                    match RULE_IDS.iter().find(|(id, _)| *id == rule) {
+                        Some((id, _)) => rules.insert(id),
+                        None => {
+                            return Err(at(
+                                1,
+                                format!(
+                                    "`{rule}` is not a rule ID of spec/RULES.md (or `*` for any)"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            let profile = match words.get(2) {
+                None => None,
+                Some(p) => Some(p.parse::<Profile>().map_err(|e| at(2, e.to_string()))?),
+            };
+            self.expected.push(Expectation {
+                id: words[0].to_owned(),
+                rules,
+                profile,
+                at: format!("{file}:{}", k + 1),
+            });
+        }
+        Ok(())
+    }
+
+    /// Applies the `--expect-fail` file to `unit`: a listed divergence that
+    /// breaks the listed rules is *expected*; a listed unit that conforms is
+    /// *fixed*; one that breaks other rules stays a divergence, with a note.
+    pub fn classify(&self, unit: &mut UnitResult) {
+        let Some(e) = self.expected.iter().find(|e| {
+            e.id == unit.id
+                && e.profile
+                    .is_none_or(|p| unit.profile.is_none_or(|u| u == p))
+        }) else {
+            return;
+        };
+        match unit.verdict {
+            Verdict::Conforms => {
+                unit.verdict = Verdict::Fixed;
+                unit.reason = Some(format!("listed in {} but conforms now", e.at));
+            }
+            Verdict::Diverges => {
+                let Some(d) = unit.divergence.as_mut() else {
+                    return;
+                };
+                if e.rules.iter().all(|r| d.rules.contains(r)) {
+                    unit.verdict = Verdict::Expected;
+                    let rules = if e.rules.is_empty() {
+                        "any rule".to_owned()
+                    } else {
+                        e.rules.to_string()
+                    };
+                    unit.reason = Some(format!("known divergence ({rules}), listed in {}", e.at));
+                } else {
+                    d.notes.push(format!(
+                        "{} expects a divergence in {}, but this one breaks {}",
+                        e.at, e.rules, d.rules
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a unit is to be run after `failures` failing units.
+    #[must_use]
+    pub fn stopped(&self, failures: u64) -> bool {
+        self.max_failures.is_some_and(|n| failures >= n)
+    }
+}
+
+/// The reason of an errored unit whose engine did not start (its hello
+/// failed): the profile's later units are not run.
+pub const DID_NOT_START: &str = "the engine did not start";
+
+/// Random games of one profile that may diverge before the rest are not
+/// run.
+pub const MAX_DIVERGING_GAMES: usize = 10;
+
+/// The chain a unit belongs to: the perft counts of one tree
+/// (`perft/initial/3` is in `perft/initial`), whose deeper counts fail for
+/// the same reason as a shallower one.
+#[must_use]
+pub fn chain_of<'a>(kind: &str, id: &'a str) -> Option<&'a str> {
+    if kind != "perft" {
+        return None;
+    }
+    id.rsplit_once('/').map(|(chain, _)| chain)
+}
+
+/// Why a unit (`kind`, `id`, checked under `profile`) is not to be run,
+/// given the units before it in the plan: `--max-failures`, a failed
+/// shallower count of its chain, or [`MAX_DIVERGING_GAMES`] diverged random
+/// games. The scheduler asks it before running a unit and once more in
+/// plan order at the end, and `kpe-check merge` asks it over the shards'
+/// units, so that the report does not depend on `--jobs` or `--shard`.
+#[must_use]
+pub fn stop_reason<'a>(
+    earlier: impl Iterator<Item = &'a UnitResult> + Clone,
+    kind: &str,
+    id: &str,
+    profile: Option<Profile>,
+    max_failures: Option<u64>,
+) -> Option<String> {
+    let failures = earlier.clone().filter(|u| is_failure(u)).count() as u64;
+    if let Some(n) = max_failures
+        && failures >= n
+    {
+        return Some(stopped_reason(n));
+    }
+    let mine = earlier.filter(|u| u.profile == profile);
+    if mine
+        .clone()
+        .any(|u| u.verdict == Verdict::Errored && u.reason.as_deref() == Some(DID_NOT_START))
+    {
+        return Some(format!(
+            "not run: {DID_NOT_START} (see the errored unit before)"
+        ));
+    }
+    if let Some(chain) = chain_of(kind, id)
+        && mine
+            .clone()
+            .any(|u| chain_of(&u.kind, &u.id) == Some(chain) && is_failure(u))
+    {
+        return Some(
+            "not run: a shallower count of the same tree failed, and deeper ones fail for the same reason"
+                .to_owned(),
+        );
+    }
+    if kind == "random-game" {
+        let diverged = mine
+            .filter(|u| {
+                u.kind == "random-game"
+                    && matches!(u.verdict, Verdict::Diverges | Verdict::Expected)
+            })
+            .count();
+        if diverged >= MAX_DIVERGING_GAMES {
+            return Some(format!(
+                "not run: {MAX_DIVERGING_GAMES} random games had already diverged"
+            ));
+        }
+    }
+    None
+}
+
+/// Applies [`stop_reason`] to `units`, in order: a unit that ran but that
+/// the rules say should not have is reported as not run.
+pub fn normalize(units: &mut [UnitResult], max_failures: Option<u64>) {
+    for i in 0..units.len() {
+        let (earlier, rest) = units.split_at_mut(i);
+        let unit = &mut rest[0];
+        let static_skip = unit.verdict == Verdict::Skipped
+            && !unit
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("not run:"));
+        let gave_up = unit
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("gave up"));
+        if static_skip || gave_up {
+            continue;
+        }
+        if let Some(reason) = stop_reason(
+            earlier.iter(),
+            &unit.kind,
+            &unit.id,
+            unit.profile,
+            max_failures,
+        ) {
+            let mut skipped = UnitResult::skipped(
+                unit.kind.clone(),
+                unit.id.clone(),
+                unit.location.clone(),
+                reason,
+            );
+            skipped.profile = unit.profile;
+            skipped.seq = unit.seq;
+            *unit = skipped;
+        }
+    }
+}
+
+/// Whether a unit counts against `--max-failures`.
+#[must_use]
+pub fn is_failure(unit: &UnitResult) -> bool {
+    matches!(unit.verdict, Verdict::Diverges | Verdict::Errored)
+}
+
+/// A sink that applies a [`Policy`] to a stream of units (the transcript
+/// mode's games): units left out by `--only`/`--skip` are dropped, known
+/// divergences classified, and units after `--max-failures` failing ones
+/// reported as skipped; the summary is counted again to match.
+pub struct PolicySink<'a> {
+    inner: &'a mut dyn Sink,
+    policy: &'a Policy,
+    summary: Summary,
+    failures: u64,
+    left_out: u64,
+}
+
+impl<'a> PolicySink<'a> {
+    /// `policy` applied before `inner`.
+    pub fn new(inner: &'a mut dyn Sink, policy: &'a Policy) -> PolicySink<'a> {
+        PolicySink {
+            inner,
+            policy,
+            summary: Summary::default(),
+            failures: 0,
+            left_out: 0,
+        }
+    }
+
+    /// The summary as the policy counted it.
+    #[must_use]
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+}
+
+impl Sink for PolicySink<'_> {
+    fn begin(&mut self, run: &Run) -> std::io::Result<()> {
+        self.inner.begin(run)
+    }
+
+    fn unit(&mut self, unit: &UnitResult) -> std::io::Result<()> {
+        if !self.policy.selects(&unit.id, &[]) {
+            self.left_out += 1;
+            return Ok(());
+        }
+        let mut unit = unit.clone();
+        if self.policy.stopped(self.failures) {
+            unit = UnitResult::skipped(
+                unit.kind.clone(),
+                unit.id.clone(),
+                unit.location.clone(),
+                stopped_reason(self.policy.max_failures.unwrap_or(0)),
+            );
+        } else {
+            self.policy.classify(&mut unit);
+            if is_failure(&unit) {
+                self.failures += 1;
+            }
+        }
+        self.summary.add(&unit);
+        self.inner.unit(&unit)
+    }
+
+    fn finish(&mut self, summary: &Summary) -> std::io::Result<()> {
+        let mut ours = self.summary.clone();
+        ours.rules = summary.rules;
+        ours.reading = summary.reading.clone();
+        ours.notes = summary.notes.clone();
+        ours.interrupted = summary.interrupted.clone();
+        if self.left_out > 0 {
+            ours.note(format!(
+                "{} game{} left out by --only/--skip",
+                self.left_out,
+                if self.left_out == 1 { "" } else { "s" }
+            ));
+        }
+        self.summary = ours.clone();
+        self.inner.finish(&ours)
+    }
+
+    fn fail(&mut self, error: &InputError) -> std::io::Result<()> {
+        self.inner.fail(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_are_globs_or_rule_ids() {
+        let glob: Pattern = "cap-*".parse().unwrap();
+        assert!(glob.matches("cap-south-makes-two", &[]));
+        assert!(!glob.matches("sow-one", &[]));
+        let rule: Pattern = "CAP-2".parse().unwrap();
+        assert!(rule.matches("anything", &["CAP-2".to_owned()]));
+        assert!(!rule.matches("cap-2", &["CAP-1".to_owned()]));
+        assert!("".parse::<Pattern>().is_err());
+        assert!("a[".parse::<Pattern>().is_err());
+    }
+
+    #[test]
+    fn only_and_skip_combine() {
+        let policy = Policy {
+            only: vec!["cap-*".parse().unwrap()],
+            skip: vec!["cap-north-*".parse().unwrap()],
+            ..Policy::default()
+        };
+        assert!(policy.selects("cap-south-x", &[]));
+        assert!(!policy.selects("cap-north-x", &[]));
+        assert!(!policy.selects("sow-x", &[]));
+    }
+}

@@ -1,0 +1,301 @@
+//! The scheduler of a live run: one owner for the order of units, `--jobs`,
+//! `--shard` and the stopping rules.
+//!
+//! The plan lists every unit of every profile in order. `--only`/`--skip`
+//! leave units out, `--shard K/N` deals the rest round-robin, and `--jobs N`
+//! workers, each with its own engine process, take the next unit in plan
+//! order. A stopping rule (`--max-failures`, a chain whose earlier unit
+//! failed, too many diverging random games) only looks at units earlier in
+//! the plan, and is applied once more in plan order when all is done, so
+//! that the report is the same whatever the number of workers.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::engine::{Engine, EngineInfo};
+use super::facts::{Answer, Question};
+use super::shrink::Diverging;
+use super::units::{Ctx, Unit, result};
+use crate::check::{Policy, RuleSet, UnitResult, Verdict};
+use crate::profile::Profile;
+
+/// Engine processes one worker starts for one profile before it gives up.
+pub const MAX_STARTS: u32 = 4;
+
+/// A unit in the plan, with the profile it is checked under.
+pub struct Planned {
+    /// Which profile of the run (0 for the first).
+    pub profile_index: usize,
+    /// The profile.
+    pub profile: Profile,
+    /// Its place in the whole plan, before sharding.
+    pub seq: u64,
+    /// The unit.
+    pub unit: Box<dyn Unit>,
+}
+
+/// A unit done: its result, and what the run needs of it afterwards.
+pub struct Done {
+    /// The result, as reported.
+    pub result: UnitResult,
+    /// The first wrong answer, for shrinking.
+    pub found: Option<Diverging>,
+    /// Rules exercised by the answers that agreed.
+    pub rules: RuleSet,
+    /// Every question asked, with the engine's answer.
+    pub facts: Vec<(Question, Answer)>,
+    /// Which profile of the run.
+    pub profile_index: usize,
+}
+
+/// How the scheduler runs the plan.
+pub struct Settings<'a> {
+    /// Worker threads, each with its own engine process.
+    pub jobs: usize,
+    /// Selection and known divergences.
+    pub policy: &'a Policy,
+    /// A new engine session for a profile.
+    pub engine: &'a (dyn Fn(Profile) -> Engine + Sync),
+    /// Called once per unit done (for a progress bar).
+    pub tick: &'a (dyn Fn() + Sync),
+    /// Whether to stop now (a signal arrived).
+    pub interrupted: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Everything the workers did.
+pub struct Ran {
+    /// One per unit, in plan order, those not reached after an
+    /// interruption left out.
+    pub done: Vec<Done>,
+    /// Engine failures outside any unit (after `quit`), by profile index.
+    pub shutdown: Vec<Done>,
+    /// Requests sent.
+    pub requests: u64,
+    /// What the engine said of itself in its first good hello.
+    pub info: Option<EngineInfo>,
+}
+
+/// Why a unit is not to be run, looking only at results earlier in the
+/// plan: the same question is asked again, in plan order, at the end.
+fn stop_reason(
+    plan: &[Planned],
+    results: &[Option<Done>],
+    i: usize,
+    policy: &Policy,
+) -> Option<String> {
+    let me = &plan[i];
+    crate::check::stop_reason(
+        results[..i].iter().flatten().map(|d| &d.result),
+        me.unit.kind(),
+        &me.unit.id(),
+        Some(me.profile),
+        policy.max_failures,
+    )
+}
+
+fn skipped(planned: &Planned, reason: String) -> Done {
+    let unit = &*planned.unit;
+    let mut result = UnitResult::skipped(unit.kind(), unit.id(), unit.location(), reason);
+    result.profile = Some(planned.profile);
+    result.seq = Some(planned.seq);
+    Done {
+        result,
+        found: None,
+        rules: RuleSet::new(),
+        facts: Vec::new(),
+        profile_index: planned.profile_index,
+    }
+}
+
+struct State {
+    next: usize,
+    results: Vec<Option<Done>>,
+    shutdown: Vec<Done>,
+    requests: u64,
+    info: Option<EngineInfo>,
+}
+
+/// One worker's engine, for the profile it is working on.
+struct Worker<'a> {
+    settings: &'a Settings<'a>,
+    engine: Option<(usize, Engine)>,
+}
+
+impl Worker<'_> {
+    /// The engine for `planned`'s profile, quitting the one of another
+    /// profile first.
+    fn engine_for(&mut self, planned: &Planned, state: &Mutex<State>) -> &mut Engine {
+        if self
+            .engine
+            .as_ref()
+            .is_some_and(|(i, _)| *i != planned.profile_index)
+        {
+            self.quit(state);
+        }
+        let make = self.settings.engine;
+        &mut self
+            .engine
+            .get_or_insert_with(|| (planned.profile_index, make(planned.profile)))
+            .1
+    }
+
+    fn quit(&mut self, state: &Mutex<State>) {
+        let Some((index, mut engine)) = self.engine.take() else {
+            return;
+        };
+        let failure = engine.quit().err();
+        let mut state = state.lock().expect("no worker panics");
+        state.requests += engine.requests();
+        if state.info.is_none() {
+            state.info = engine.info().cloned();
+        }
+        if let Some(failure) = failure {
+            let profile = engine.profile();
+            if !state.shutdown.iter().any(|d| d.profile_index == index) {
+                let error = super::units::engine_error(&failure, 0);
+                let mut result =
+                    UnitResult::errored("engine", "engine/quit".to_owned(), None, 0, error);
+                result.profile = Some(profile);
+                state.shutdown.push(Done {
+                    result,
+                    found: None,
+                    rules: RuleSet::new(),
+                    facts: Vec::new(),
+                    profile_index: index,
+                });
+            }
+        }
+    }
+
+    fn work(&mut self, plan: &[Planned], state: &Mutex<State>) {
+        loop {
+            if (self.settings.interrupted)() {
+                break;
+            }
+            let (i, stop) = {
+                let mut s = state.lock().expect("no worker panics");
+                if s.next >= plan.len() {
+                    break;
+                }
+                let i = s.next;
+                s.next += 1;
+                (i, stop_reason(plan, &s.results, i, self.settings.policy))
+            };
+            let planned = &plan[i];
+            let done = match planned.unit.skip_reason().or(stop) {
+                Some(reason) => skipped(planned, reason),
+                None => self.run(planned, state),
+            };
+            (self.settings.tick)();
+            state.lock().expect("no worker panics").results[i] = Some(done);
+        }
+        self.quit(state);
+    }
+
+    fn run(&mut self, planned: &Planned, state: &Mutex<State>) -> Done {
+        let policy = self.settings.policy;
+        let engine = self.engine_for(planned, state);
+        if engine.starts() >= MAX_STARTS {
+            return skipped(
+                planned,
+                format!("not run: gave up after starting the engine {MAX_STARTS} times"),
+            );
+        }
+        let started = Instant::now();
+        match engine.start() {
+            Ok(info) => {
+                if let Some(list) = &info.profiles
+                    && !list.contains(&planned.profile)
+                {
+                    return skipped(
+                        planned,
+                        "profiles the engine's hello does not list".to_owned(),
+                    );
+                }
+            }
+            Err(failure) => {
+                let (mut result, _) = result(
+                    &*planned.unit,
+                    super::units::Outcome::Errored { plies: 0, failure },
+                );
+                result.time = started.elapsed().as_secs_f64();
+                result.profile = Some(planned.profile);
+                result.seq = Some(planned.seq);
+                result.reason = Some(crate::check::DID_NOT_START.to_owned());
+                return Done {
+                    result,
+                    found: None,
+                    rules: RuleSet::new(),
+                    facts: Vec::new(),
+                    profile_index: planned.profile_index,
+                };
+            }
+        }
+        let engine = &mut *engine;
+        let mut ctx = Ctx {
+            engine,
+            profile: planned.profile,
+            rules: RuleSet::new(),
+        };
+        let outcome = planned.unit.run(&mut ctx);
+        let rules = ctx.rules;
+        let facts = ctx.engine.take_journal();
+        let (mut result, found) = result(&*planned.unit, outcome);
+        result.time = started.elapsed().as_secs_f64();
+        result.profile = Some(planned.profile);
+        result.seq = Some(planned.seq);
+        policy.classify(&mut result);
+        Done {
+            result,
+            found,
+            rules,
+            facts,
+            profile_index: planned.profile_index,
+        }
+    }
+}
+
+/// Runs `plan` with `settings.jobs` workers.
+#[must_use]
+pub fn run(plan: &[Planned], settings: &Settings<'_>) -> Ran {
+    let state = Mutex::new(State {
+        next: 0,
+        results: (0..plan.len()).map(|_| None).collect(),
+        shutdown: Vec::new(),
+        requests: 0,
+        info: None,
+    });
+    let jobs = settings.jobs.clamp(1, plan.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                Worker {
+                    settings,
+                    engine: None,
+                }
+                .work(plan, &state);
+            });
+        }
+    });
+    let state = state.into_inner().expect("no worker panics");
+    // Those not reached after an interruption are left out.
+    let mut done: Vec<Done> = state.results.into_iter().map_while(|slot| slot).collect();
+    // The stopping rules once more, in plan order, so that what a worker
+    // ran early because it did not know yet is reported as not run.
+    let mut results: Vec<UnitResult> = done.iter().map(|d| d.result.clone()).collect();
+    crate::check::normalize(&mut results, settings.policy.max_failures);
+    for (d, result) in done.iter_mut().zip(results) {
+        if result.verdict == Verdict::Skipped && d.result.verdict != Verdict::Skipped {
+            d.facts.clear();
+            d.found = None;
+            d.rules = RuleSet::new();
+        }
+        d.result = result;
+    }
+    Ran {
+        done,
+        shutdown: state.shutdown,
+        requests: state.requests,
+        info: state.info,
+    }
+}

@@ -1,0 +1,221 @@
+//! Perft counts as units: from the initial position up to the run's depth,
+//! and the suite's perft tables (`conformance/perft.yaml`) of the profile,
+//! within the node budget. An engine with its own perft is asked for each
+//! count, and a wrong count is followed down the tree to the first wrong
+//! answer; an engine without one is asked the legal moves and every move
+//! of each position at that depth instead.
+
+use std::collections::HashSet;
+
+use super::{Ctx, Outcome, Unit, questions_at};
+use crate::check::{Divergence, FieldDiff};
+use crate::live::engine::Failure;
+use crate::live::shrink::Diverging;
+use crate::perft::perft;
+use crate::position::Position;
+use crate::profile::Profile;
+use crate::rules::legal_moves;
+use crate::scenario::Suite;
+
+/// One perft count: `depth` plies from `root`.
+pub struct PerftCount {
+    table: String,
+    root: Position,
+    depth: u32,
+    nodes: u64,
+    /// Whether the table is the suite's (counted only by an engine perft).
+    from_suite: bool,
+}
+
+/// The perft units of `profile`: depths 1 to `max_depth` from the initial
+/// position whose counts are within `max_nodes`, then each suite table of
+/// the profile, depth by depth within the same budget. The second value
+/// says how deep the initial position went, when the budget cut it short.
+#[must_use]
+pub fn perft_units(
+    suite: &Suite,
+    profile: Profile,
+    max_depth: u32,
+    max_nodes: u64,
+) -> (Vec<PerftCount>, Option<u32>) {
+    let root = Position::initial();
+    let mut units: Vec<PerftCount> = (1..=max_depth)
+        .map(|depth| (depth, perft(&root, depth, profile)))
+        .take_while(|&(_, nodes)| nodes <= max_nodes)
+        .map(|(depth, nodes)| PerftCount {
+            table: "initial".to_owned(),
+            root,
+            depth,
+            nodes,
+            from_suite: false,
+        })
+        .collect();
+    let cut = (units.len() < max_depth as usize).then_some(units.len() as u32);
+    if let Some(file) = &suite.perft {
+        for table in file.tables.iter().filter(|t| t.rules == profile) {
+            let Ok(start) = table.start_text().parse::<Position>() else {
+                continue;
+            };
+            for (k, &nodes) in table.nodes.iter().enumerate() {
+                if nodes > max_nodes {
+                    break;
+                }
+                units.push(PerftCount {
+                    table: table.id.clone(),
+                    root: start,
+                    depth: k as u32 + 1,
+                    nodes,
+                    from_suite: true,
+                });
+            }
+        }
+    }
+    (units, cut)
+}
+
+impl Unit for PerftCount {
+    fn kind(&self) -> &'static str {
+        "perft"
+    }
+
+    fn id(&self) -> String {
+        format!("perft/{}/{}", self.table, self.depth)
+    }
+
+    fn location(&self) -> Option<String> {
+        self.from_suite
+            .then(|| format!("{}/{}", Suite::BUNDLED_DIR, crate::scenario::PERFT_FILE))
+    }
+
+    fn run(&self, ctx: &mut Ctx<'_>) -> Outcome {
+        let own = match ctx.engine.start() {
+            Ok(info) => info.perft,
+            Err(failure) => return Outcome::Errored { plies: 0, failure },
+        };
+        if own {
+            self.count(ctx)
+        } else if self.from_suite {
+            Outcome::Skipped(
+                "suite perft tables, which need an engine perft (the hello says none)".to_owned(),
+            )
+        } else {
+            self.walk(ctx)
+        }
+    }
+}
+
+impl PerftCount {
+    /// The engine's own perft count; on a wrong count, the questions down
+    /// the tree that find where it goes wrong.
+    fn count(&self, ctx: &mut Ctx<'_>) -> Outcome {
+        let (root, depth, nodes) = (self.root, self.depth, self.nodes);
+        let claimed = match ctx.engine.perft(&root, depth) {
+            Ok(n) => n,
+            Err(failure) => return Outcome::Errored { plies: 0, failure },
+        };
+        if claimed == nodes {
+            return Outcome::Conforms(u64::from(depth));
+        }
+        let mut count = FieldDiff::new("nodes", nodes.to_string(), claimed.to_string());
+        count.rules = ["MOVE-1", "MOVE-2", "FEED-1", "END-1"]
+            .into_iter()
+            .collect();
+        let head = format!(
+            "perft({depth}) from `{root}`: expected {nodes}, the engine counted {claimed}; the first wrong answer below it:"
+        );
+        match locate(ctx, root, depth, 0) {
+            Ok(Some((found, ply))) => {
+                let mut outcome = ctx.diverged(found, ply, None);
+                if let Outcome::Diverges { divergence, plies, .. } = &mut outcome {
+                    divergence.notes.insert(0, head);
+                    *plies = u64::from(depth);
+                }
+                outcome
+            }
+            Ok(None) => Outcome::Diverges {
+                plies: u64::from(depth),
+                divergence: Box::new(Divergence {
+                    ply: None,
+                    before: Some(root),
+                    mv: None,
+                    rules: count.rules,
+                    fields: vec![count],
+                    notes: vec![
+                        "the engine's legal moves and moves agree with the rules on every position checked, so its perft count disagrees with its own answers".to_owned(),
+                    ],
+                    scenario: None,
+                }),
+                found: None,
+            },
+            Err(failure) => Outcome::Errored { plies: 0, failure },
+        }
+    }
+
+    /// Without an engine perft: every distinct position exactly `depth - 1`
+    /// plies from the root, asked for its legal moves and each move's
+    /// result (all depths together walk the whole tree).
+    fn walk(&self, ctx: &mut Ctx<'_>) -> Outcome {
+        let mut level = vec![self.root];
+        for _ in 1..self.depth {
+            let mut seen = HashSet::new();
+            level = level
+                .iter()
+                .flat_map(|p| {
+                    legal_moves(p, ctx.profile)
+                        .into_iter()
+                        .filter_map(|pit| crate::rules::play(p, pit, ctx.profile).ok())
+                        .map(|(child, _)| child)
+                        .collect::<Vec<_>>()
+                })
+                .filter(|c| seen.insert(*c))
+                .collect();
+        }
+        let mut checked = 0;
+        for position in level {
+            for question in questions_at(position, ctx.profile) {
+                checked += 1;
+                match ctx.check(question) {
+                    Err(failure) => return Outcome::Errored { plies: 0, failure },
+                    Ok(Some(found)) => {
+                        let mut outcome = ctx.diverged(found, u64::from(self.depth), None);
+                        if let Outcome::Diverges { plies, .. } = &mut outcome {
+                            *plies = checked;
+                        }
+                        return outcome;
+                    }
+                    Ok(None) => {}
+                }
+            }
+        }
+        Outcome::Conforms(checked)
+    }
+}
+
+/// Walks down from `position` to the first question the engine answers
+/// wrongly, following children whose perft counts differ; the ply is the
+/// 1-based ply of the wrong answer below the root.
+fn locate(
+    ctx: &mut Ctx<'_>,
+    position: Position,
+    depth: u32,
+    ply: u64,
+) -> Result<Option<(Diverging, u64)>, Failure> {
+    for question in questions_at(position, ctx.profile) {
+        if let Some(found) = ctx.check(question)? {
+            return Ok(Some((found, ply + 1)));
+        }
+    }
+    if depth <= 1 {
+        return Ok(None);
+    }
+    for pit in legal_moves(&position, ctx.profile) {
+        let Ok((child, _)) = crate::rules::play(&position, pit, ctx.profile) else {
+            continue;
+        };
+        let want = perft(&child, depth - 1, ctx.profile);
+        if ctx.engine.perft(&child, depth - 1)? != want {
+            return locate(ctx, child, depth - 1, ply + 1);
+        }
+    }
+    Ok(None)
+}

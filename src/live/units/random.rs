@@ -1,0 +1,122 @@
+//! Seeded random games as units: at each ply the engine's legal moves,
+//! sometimes an illegal move, then a random legal move; once the game is
+//! over, a move after the end. Game `n` of a run comes from the run's seed
+//! and `n` alone, so any `--jobs` and `--shard` give the same games.
+
+use std::sync::Arc;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{Ctx, Outcome, Unit};
+use crate::board::Pit;
+use crate::game::{Game, Outcome as GameOutcome};
+use crate::live::facts::Question;
+use crate::position::Position;
+use crate::rules::legal_moves;
+
+/// One in this many plies of a random game also tries an illegal move.
+const ILLEGAL_PROBE: u32 = 4;
+
+/// One random game.
+pub struct RandomGame {
+    seed: u64,
+    index: u32,
+    max_plies: u32,
+    starts: Arc<[Position]>,
+}
+
+/// `games` random games from `seed`, each at most `max_plies` long, from
+/// the initial position, or from `starts` in turn when some are given.
+#[must_use]
+pub fn random_units(seed: u64, games: u32, max_plies: u32, starts: &[Position]) -> Vec<RandomGame> {
+    let starts: Arc<[Position]> = starts.into();
+    (0..games)
+        .map(|index| RandomGame {
+            seed,
+            index,
+            max_plies,
+            starts: Arc::clone(&starts),
+        })
+        .collect()
+}
+
+impl RandomGame {
+    fn start(&self) -> Position {
+        if self.starts.is_empty() {
+            Position::initial()
+        } else {
+            self.starts[self.index as usize % self.starts.len()]
+        }
+    }
+}
+
+impl Unit for RandomGame {
+    fn kind(&self) -> &'static str {
+        "random-game"
+    }
+
+    fn id(&self) -> String {
+        format!("random/{}", self.index)
+    }
+
+    fn run(&self, ctx: &mut Ctx<'_>) -> Outcome {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(u64::from(self.index));
+        let mut game = Game::new(self.start(), ctx.profile);
+        let mut plies = 0;
+        loop {
+            let position = *game.current();
+            let legal = game.legal_moves();
+            // A game over by repetition (END-3) is judged here: the engine
+            // sees no history, and is not asked about it.
+            let repeated = legal.is_empty() && !legal_moves(&position, ctx.profile).is_empty();
+            if repeated || plies >= u64::from(self.max_plies) {
+                break;
+            }
+            let mut questions = vec![Question::Legal(position)];
+            let illegal: Vec<Pit> = Pit::ALL
+                .into_iter()
+                .filter(|p| !legal.contains(p))
+                .collect();
+            // Once the game is over every pit is illegal (MOVE-3): try one.
+            if !illegal.is_empty() && (legal.is_empty() || rng.random_range(0..ILLEGAL_PROBE) == 0)
+            {
+                let pit = illegal[rng.random_range(0..illegal.len())];
+                questions.push(Question::Play(position, pit));
+            }
+            let chosen = (!legal.is_empty()).then(|| legal[rng.random_range(0..legal.len())]);
+            if let Some(pit) = chosen {
+                questions.push(Question::Play(position, pit));
+            }
+            for question in questions {
+                match ctx.check(question) {
+                    Err(failure) => {
+                        return Outcome::Errored {
+                            plies: plies + 1,
+                            failure,
+                        };
+                    }
+                    Ok(Some(found)) => return ctx.diverged(found, plies + 1, None),
+                    Ok(None) => {}
+                }
+            }
+            let Some(pit) = chosen else {
+                break; // the game is over, as the engine agreed
+            };
+            plies += 1;
+            if game.play(pit).is_err() {
+                break;
+            }
+            if game.outcome() != GameOutcome::Unfinished
+                && legal_moves(game.current(), ctx.profile).is_empty()
+            {
+                continue; // ask about the final position once more
+            }
+            if game.outcome() != GameOutcome::Unfinished {
+                break;
+            }
+        }
+        Outcome::Conforms(plies)
+    }
+}
