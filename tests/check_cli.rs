@@ -379,19 +379,23 @@ fn bad_input_unknown_and_duplicate_fields() {
 fn bad_input_missing_and_late_fields() {
     assert_bad_input(
         br#"{"format": "kpe-transcript", "version": 1, "games": []}"#,
-        &["`games` comes before `engine`"],
-    );
-    assert_bad_input(
-        format!("{{{HEADER}, \"games\": [], \"profile\": \"default\"}}").as_bytes(),
-        &["`profile` comes after `games`"],
+        &["transcript.json:1:56: top level: missing field `engine`"],
     );
     assert_bad_input(
         format!("{{{HEADER}}}").as_bytes(),
         &["missing field `games`"],
     );
     assert_bad_input(
-        transcript(r#"{"plies": [], "id": "g"}"#).as_bytes(),
-        &["at games[0]", "`plies` comes before `id`"],
+        transcript(r#"{"plies": []}"#).as_bytes(),
+        &["at games[0]", "missing field `id`"],
+    );
+    assert_bad_input(
+        transcript(r#"{"plies": [], "id": "g", "start": "6,6,6,6/6,6,6,6 S 0/0 ----/----", "start": "6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#).as_bytes(),
+        &["at games[0]", "duplicate field `start`"],
+    );
+    assert_bad_input(
+        format!("{{\"games\": [], {HEADER}, \"games\": []}}").as_bytes(),
+        &["duplicate field `games`"],
     );
     assert_bad_input(
         transcript(r#"{"id": "g", "plies": [{"move": "S1"}]}"#).as_bytes(),
@@ -739,7 +743,7 @@ fn printed_scenarios_pin_the_rules_answer_and_the_engine_breaks_them() {
 }
 
 #[test]
-fn a_reader_is_checked_without_naming_the_reading() {
+fn a_reader_is_spooled_and_checked_like_a_file() {
     let text = transcript(
         r#"{"id": "g", "plies": [{"move": "S1", "after": "6,6,6,6/6,6,6,6 S 0/0 ----/----"}]}"#,
     );
@@ -749,7 +753,8 @@ fn a_reader_is_checked_without_naming_the_reading() {
         (summary.units, summary.conforming, summary.plies),
         (1, 0, 1)
     );
-    assert!(summary.reading.is_none());
+    // Copied to a temporary file, it is read again to name the reading.
+    assert!(summary.reading.is_some());
     let report: Value = serde_json::from_slice(&sink.into_inner()).expect("JSON");
     assert_eq!(
         report["units"][0]["divergence"]["fields"][0]["details"][0]["field"],
@@ -757,6 +762,120 @@ fn a_reader_is_checked_without_naming_the_reading() {
     );
     let err = kpe::check::file_kind_of_reader("mem", &b"{\"format\": 3}"[..]).unwrap_err();
     assert!(matches!(err.kind, InputErrorKind::Json { .. }), "{err}");
+}
+
+// ---------------------------------------------------------------------------
+// Fields in any order, and standard input
+// ---------------------------------------------------------------------------
+
+/// `value` written with every object's keys sorted, as `jq -S`, Go maps
+/// and `serde_json::Value` write it.
+fn sorted_keys(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let members: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::from(k.as_str()), sorted_keys(&map[k])))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(sorted_keys).collect();
+            format!("[\n{}]", items.join(",\n"))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// What a JSON report says, without the input's name.
+fn verdicts(report: Value) -> String {
+    let source = report["run"]["source"]
+        .as_str()
+        .expect("a source")
+        .to_owned();
+    report
+        .to_string()
+        .replace(&format!("\"{source}\""), "\"<source>\"")
+        .replace(&format!("in {source}, "), "in <source>, ")
+}
+
+#[test]
+fn sorted_keys_are_checked_as_written_in_order() {
+    for name in ["conforming.json", "skip-origin.json", "chain-past-row.json"] {
+        let path = example(name);
+        let text = std::fs::read(&path).expect("the example is read");
+        let value: Value = serde_json::from_slice(&text).expect("JSON");
+        let sorted = sorted_keys(&value);
+        // The order that used to be refused: `games` before `profile` and
+        // `version`, `plies` before `start`.
+        let at = |key: &str| sorted.rfind(&format!("\"{key}\":"));
+        assert!(at("games") < at("version"), "{name}");
+        let t = temp_file(sorted.as_bytes());
+        let (code, report) = json_report(&t.path);
+        let (expected_code, expected) = json_report(Path::new(&path));
+        assert_eq!(code, expected_code, "{name}");
+        assert_eq!(verdicts(report), verdicts(expected), "{name}");
+    }
+    // The chase game's start follows its plies: checked from the initial
+    // position instead, it would diverge at its first ply.
+    let sorted = sorted_keys(
+        &serde_json::from_slice(&std::fs::read(example("conforming.json")).unwrap()).unwrap(),
+    );
+    let chase = sorted.find("\"id\":\"chase\"").expect("the chase game");
+    assert!(sorted[chase..].find("\"plies\"") < sorted[chase..].find("\"start\""));
+}
+
+#[test]
+fn a_game_can_give_its_start_after_its_plies() {
+    let start = "1,0,0,0/1,0,0,0 S 22/24 1234/1234";
+    let ply = r#"{"move": "S1", "after": "0,1,0,0/1,0,0,0 N 22/24 1234/1234"}"#;
+    let game = format!(r#"{{"plies": [{ply}], "start": "{start}", "id": "late"}}"#);
+    let t = temp_file(transcript(&game).as_bytes());
+    let (code, report) = json_report(&t.path);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["units"][0]["id"], "late");
+    // The same ply from the initial position is wrong.
+    let game = format!(r#"{{"plies": [{ply}], "id": "initial"}}"#);
+    let t = temp_file(transcript(&game).as_bytes());
+    assert_eq!(json_report(&t.path).0, 1);
+    // An error in a game read twice still names its place.
+    let game = format!(r#"{{"plies": [{ply}, {{"move": 3}}], "start": "{start}", "id": "late"}}"#);
+    assert_bad_input(
+        transcript(&game).as_bytes(),
+        &[
+            "transcript.json:1:",
+            "at games[0].plies[1].move",
+            "invalid type: integer `3`",
+        ],
+    );
+}
+
+#[test]
+fn standard_input_is_read_when_the_file_is_a_dash() {
+    let path = example("skip-origin.json");
+    let text = std::fs::read(&path).expect("the example is read");
+    let sorted = sorted_keys(&serde_json::from_slice(&text).expect("JSON"));
+    let (expected_code, expected) = json_report(Path::new(&path));
+    for input in [text, sorted.into_bytes()] {
+        let out = kpe_check()
+            .args(["-", "--format", "json"])
+            .write_stdin(input)
+            .output()
+            .expect("kpe-check runs");
+        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        assert_eq!(out.status.code(), Some(expected_code));
+        assert_eq!(report["run"]["source"], "-");
+        assert_eq!(verdicts(report), verdicts(expected.clone()));
+    }
+    // Bad input on stdin is named `-`.
+    kpe_check()
+        .arg("-")
+        .write_stdin(&b"{\"format\": \"kpe-transcript\", \"version\": 1, \n \"games\": 3}"[..])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error: -:2:"));
 }
 
 // ---------------------------------------------------------------------------

@@ -41,8 +41,13 @@ const LIVE: &str = "Live mode (engine manifests only)";
 #[derive(Parser)]
 #[command(name = "kpe-check", version, about, long_about, after_help = EXIT_CODES)]
 struct Cli {
-    /// A transcript or an engine manifest (JSON).
+    /// A transcript or an engine manifest (JSON); `-` reads standard input.
     file: PathBuf,
+    /// How many games of a transcript to check at once, one thread each;
+    /// the report is the same whatever the number [default: the number of
+    /// cores]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
     /// Report format on standard output.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -137,7 +142,29 @@ fn main() -> ExitCode {
     }
     let mut out = Tee(sinks);
 
-    let kind = match kpe::check::file_kind(&cli.file) {
+    // `-`: standard input, copied to a temporary file, since a transcript
+    // may need reading more than once (fields in any order, the reading).
+    let stdin_copy = if cli.file.as_os_str() == "-" {
+        match kpe::check::spool(io::stdin().lock()) {
+            Ok(copy) => Some(copy),
+            Err(e) => return fail(&format!("-: cannot read standard input: {e}")),
+        }
+    } else {
+        None
+    };
+    let path = stdin_copy
+        .as_ref()
+        .map_or_else(|| cli.file.clone(), |copy| copy.path().to_owned());
+    let kind = match stdin_copy.as_ref().map_or_else(
+        || kpe::check::file_kind(&path),
+        |copy| match copy.reopen() {
+            Ok(file) => kpe::check::file_kind_of_reader("-", file),
+            Err(e) => Err(kpe::check::InputError {
+                file: "-".to_owned(),
+                kind: kpe::check::InputErrorKind::Read(e),
+            }),
+        },
+    ) {
         Ok(kind) => kind,
         Err(e) => {
             let _ = out.fail(&e);
@@ -160,7 +187,11 @@ fn main() -> ExitCode {
                     )
                     .exit();
             }
-            kpe::check::check_transcript_file(&cli.file, &mut out)
+            let mut options = kpe::check::Options::default().named(cli.file.display().to_string());
+            if let Some(jobs) = cli.jobs {
+                options.jobs = jobs as usize;
+            }
+            kpe::check::check_transcript_file_with(&path, &options, &mut out)
         }
         // ------------------------------------------------------------------
         // Engine manifests (issue 5, the live mode): the one dispatch point.
@@ -170,7 +201,7 @@ fn main() -> ExitCode {
         // ------------------------------------------------------------------
         FileKind::EngineManifest => match cli.live_options() {
             Ok(options) => {
-                kpe::live::check_manifest_file(&cli.file, &options, &mut out, &mut io::stderr())
+                kpe::live::check_manifest_file(&path, &options, &mut out, &mut io::stderr())
             }
             Err(e) => return fail(&e),
         },

@@ -45,12 +45,13 @@ mod reading;
 mod render;
 mod report;
 mod rules;
+mod scan;
 mod transcript;
 
 pub use input::{FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTES};
 pub use reader::{
-    CheckError, TranscriptFile, check_transcript_file, check_transcript_reader, file_kind,
-    file_kind_of_reader,
+    CheckError, Options, TranscriptFile, check_transcript_file, check_transcript_file_with,
+    check_transcript_reader, file_kind, file_kind_of_reader, spool,
 };
 pub use reading::{Reading, Recheck, name_reading, switch_summary};
 pub use render::{HumanSink, JsonSink, JunitSink, Sink, Tee};

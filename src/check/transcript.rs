@@ -19,14 +19,15 @@ pub const VERSION: u32 = 1;
 /// A whole transcript: the header and every game.
 ///
 /// `kpe-check` does not read a transcript into this type (that would hold
-/// every game in memory); it streams the same fields one game at a time.
+/// every game in memory); it streams the same fields one game at a time,
+/// in whatever order they come.
 /// The type is the format's definition: the JSON Schema is generated from
 /// it, and engines written in Rust can serialise it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(
     title = "kpe transcript",
-    description = "Games an engine played, with what the engine claimed at every ply (spec/TRANSCRIPT.md). `games` must come after every other header field."
+    description = "Games an engine played, with what the engine claimed at every ply (spec/TRANSCRIPT.md). Fields may come in any order."
 )]
 pub struct Transcript {
     /// Always `kpe-transcript`.
@@ -83,8 +84,7 @@ pub struct TranscriptGame {
     )]
     #[schemars(with = "Position")]
     pub start: Option<Position>,
-    /// The plies in the order they were played. `plies` must come after
-    /// `id` and `start`.
+    /// The plies in the order they were played.
     pub plies: Vec<Ply>,
 }
 
