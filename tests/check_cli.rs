@@ -500,6 +500,36 @@ fn bad_input_huge_string_number_and_nesting() {
 }
 
 #[test]
+fn a_huge_captures_or_legal_array_is_refused_at_its_ninth_entry() {
+    // Issue 10, failure 2: a 100 MB `captures` array was held whole. A
+    // ply names at most the board's 8 pits; reading stops at the ninth.
+    for (field, entry) in [
+        ("captures", r#"{"pit": "N1", "stones": 2}"#),
+        ("legal", r#""S1""#),
+    ] {
+        let head = format!(
+            "{{{HEADER}, \"profile\": \"default\", \"games\": [{{\"id\": \"g\", \"plies\": [\n{{\"move\": \"S1\", \"after\": \"0,7,7,7/7,7,7,6 N 0/0 1---/----\", \"{field}\": ["
+        );
+        let count = 2_000_000 / entry.len();
+        let mut text = head.clone().into_bytes();
+        text.extend(vec![entry; count].join(", ").into_bytes());
+        text.extend(b"]}]}]}");
+        assert!(text.len() > 2_000_000);
+        // The parser stops just past the ninth entry and its comma (line 2
+        // starts with the ply, the column counts from 1).
+        let line_two = head.len() - head.rfind('\n').unwrap() - 1;
+        let ninth = line_two + 9 * entry.len() + 9 * 2 + 1;
+        assert_bad_input(
+            &text,
+            &[
+                &format!("transcript.json:2:{ninth}: at games[0].plies[0].{field}: more than 8 "),
+                "a ply has at most 4 legal moves and captures at most 4 pits",
+            ],
+        );
+    }
+}
+
+#[test]
 fn a_huge_file_on_one_line_streams_through() {
     // Many games on a single line, checked one at a time.
     let game =
