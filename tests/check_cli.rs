@@ -794,6 +794,35 @@ fn a_reader_is_spooled_and_checked_like_a_file() {
     assert!(matches!(err.kind, InputErrorKind::Json { .. }), "{err}");
 }
 
+#[test]
+fn a_chain_stopped_at_the_row_boundary_exercises_cap_3() {
+    // Issue 9 item 8: transcript mode never listed CAP-3. The rules each
+    // ply exercised are `Report::rules`, which live mode counts too.
+    for (start, mv, cap_3) in [
+        // South captures N1 (4); the chain stops at S4, South's own pit.
+        ("8,3,6,1/3,9,5,5 S 4/4 1234/1234", "S2", true),
+        // South makes two in a pit past N1: the chain ends before the row does.
+        ("4,6,5,3/3,5,1,9 S 8/4 1234/1234", "S4", false),
+    ] {
+        let position: Position = start.parse().expect("a position");
+        let pit: Pit = mv.parse().expect("a pit");
+        let (after, report) = kpe::play(&position, pit, Profile::DEFAULT).expect("legal");
+        assert!(!report.captures.is_empty(), "{start} {mv} captures");
+        let game = format!(
+            r#"{{"id": "g", "start": "{start}", "plies": [{{"move": "{mv}", "after": "{after}"}}]}}"#
+        );
+        let t = temp_file(transcript(&game).as_bytes());
+        let (code, report) = json_report(&t.path);
+        assert_eq!(code, 0, "{report}");
+        let rules = &report["summary"]["rules_exercised"];
+        assert_eq!(
+            rules.as_array().unwrap().contains(&Value::from("CAP-3")),
+            cap_3,
+            "{start} {mv}: {rules}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Fields in any order, and standard input
 // ---------------------------------------------------------------------------
