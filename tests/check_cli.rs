@@ -823,6 +823,60 @@ fn a_chain_stopped_at_the_row_boundary_exercises_cap_3() {
     }
 }
 
+#[test]
+fn the_report_is_the_same_whatever_the_number_of_jobs() {
+    // Issue 11: games checked in parallel, reported in the file's order.
+    // Many games, some diverging (the examples' games, repeated), some
+    // written with sorted keys (read twice), one a bad ply at the end.
+    let mut games = Vec::new();
+    for name in [
+        "conforming.json",
+        "skip-origin.json",
+        "chain-past-row.json",
+        "wrong-sweep.json",
+    ] {
+        let value: Value = serde_json::from_slice(&std::fs::read(example(name)).unwrap()).unwrap();
+        for game in value["games"].as_array().unwrap() {
+            games.push(game.to_string());
+            games.push(sorted_keys(game));
+        }
+    }
+    let games: Vec<String> = (0..12).flat_map(|_| games.clone()).collect();
+    let t = temp_file(transcript(&games.join(",\n")).as_bytes());
+    let run = |jobs: &str, path: &Path| {
+        kpe_check()
+            .arg(path)
+            .args(["--format", "json", "--jobs", jobs])
+            .output()
+            .expect("kpe-check runs")
+    };
+    let one = run("1", &t.path);
+    assert_eq!(one.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&one.stdout).expect("JSON");
+    assert_eq!(report["units"].as_array().map(Vec::len), Some(games.len()));
+    for jobs in ["2", "4"] {
+        let many = run(jobs, &t.path);
+        assert_eq!(many.status.code(), Some(1));
+        assert!(
+            one.stdout == many.stdout,
+            "--jobs {jobs} reports differently"
+        );
+    }
+    // Bad input after some games: the same games reported, the same error.
+    let mut bad = games.clone();
+    bad.push(r#"{"id": "bad", "plies": [{"move": "S9"}]}"#.to_owned());
+    bad.extend(games.iter().take(20).cloned());
+    let t = temp_file(transcript(&bad.join(",\n")).as_bytes());
+    let one = run("1", &t.path);
+    let four = run("4", &t.path);
+    assert_eq!(one.status.code(), Some(2));
+    assert_eq!(
+        (one.stdout, one.stderr),
+        (four.stdout, four.stderr),
+        "--jobs 4 stops differently"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Fields in any order, and standard input
 // ---------------------------------------------------------------------------

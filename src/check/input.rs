@@ -272,6 +272,11 @@ impl<R: Read> Guarded<R> {
         }
     }
 
+    /// The reader guarded.
+    pub(crate) fn into_inner(self) -> R {
+        self.inner
+    }
+
     /// Reads the next chunk and scans it.
     #[cold]
     fn fill(&mut self) -> io::Result<()> {

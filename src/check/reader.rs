@@ -440,7 +440,7 @@ enum TopState {
 struct Top {
     source: String,
     path: PathBuf,
-    scan: Scanner<Guarded<File>>,
+    scan: Scanner<File>,
     values: SpanReader,
     format: Option<TranscriptFormat>,
     version: Option<Version>,
@@ -460,7 +460,10 @@ const FILE_START: Mark = Mark {
 
 impl Top {
     fn open(path: &Path, source: &str) -> Result<Top, InputError> {
-        let file = open(path, source)?;
+        // No token guard here: the scan keeps at most a key's first bytes,
+        // and a value's span is parsed whole only when it is short (no
+        // token in it can be too long), else through the guard.
+        let file = open(path, source)?.into_inner();
         Ok(Top {
             source: source.to_owned(),
             path: path.to_owned(),
@@ -545,7 +548,7 @@ impl Top {
                     File::open(&self.path).map_err(|e| InputError::read(&self.source, e))?;
                 file.seek(SeekFrom::Start(at.offset))
                     .map_err(|e| self.io(e))?;
-                self.scan = Scanner::new(Guarded::at(file, at.line, at.column), at);
+                self.scan = Scanner::new(file, at);
                 self.open_games(true)?;
             }
         }

@@ -279,6 +279,10 @@ impl<R: Read> Scanner<R> {
             let mut done = None;
             while i < rest.len() {
                 let b = rest[i];
+                if b == b'\n' {
+                    lines += 1;
+                    newline = Some(i);
+                }
                 if in_string {
                     if escaped {
                         escaped = false;
@@ -286,20 +290,6 @@ impl<R: Read> Scanner<R> {
                         escaped = true;
                     } else if b == b'"' {
                         in_string = false;
-                    } else {
-                        // Jump to the next quote or backslash.
-                        match memchr::memchr2(b'"', b'\\', &rest[i..]) {
-                            Some(k) => {
-                                count_lines(&rest[i..i + k], i, &mut lines, &mut newline);
-                                i += k;
-                                continue;
-                            }
-                            None => {
-                                count_lines(&rest[i..], i, &mut lines, &mut newline);
-                                i = rest.len();
-                                continue;
-                            }
-                        }
                     }
                 } else {
                     match b {
@@ -313,10 +303,6 @@ impl<R: Read> Scanner<R> {
                                 done = Some(matches);
                                 break;
                             }
-                        }
-                        b'\n' => {
-                            lines += 1;
-                            newline = Some(i);
                         }
                         _ => {}
                     }
@@ -339,13 +325,6 @@ impl<R: Read> Scanner<R> {
         }
         // Unterminated: the parser of the value says so, where.
         Ok(true)
-    }
-}
-
-fn count_lines(bytes: &[u8], base: usize, lines: &mut u64, newline: &mut Option<usize>) {
-    if let Some(last) = memchr::memrchr(b'\n', bytes) {
-        *lines += memchr::memchr_iter(b'\n', bytes).count() as u64;
-        *newline = Some(base + last);
     }
 }
 
