@@ -385,6 +385,12 @@ fn bad_input_missing_and_late_fields() {
         format!("{{{HEADER}}}").as_bytes(),
         &["missing field `games`"],
     );
+    // A file that ends with `]}` has `games` last: read at once, and what
+    // follows it anyway is refused.
+    assert_bad_input(
+        format!("{{{HEADER}, \"games\": [], \"profile\": [\"default\"]}}").as_bytes(),
+        &["at profile", "invalid type: sequence"],
+    );
     assert_bad_input(
         transcript(r#"{"plies": []}"#).as_bytes(),
         &["at games[0]", "missing field `id`"],
@@ -938,6 +944,27 @@ fn sorted_keys_are_checked_as_written_in_order() {
     );
     let chase = sorted.find("\"id\":\"chase\"").expect("the chase game");
     assert!(sorted[chase..].find("\"plies\"") < sorted[chase..].find("\"start\""));
+}
+
+#[test]
+fn a_profile_after_the_games_applies_to_them() {
+    // A sowing of 8+ stones that skips its origin: right only under
+    // skip-origin, which the file names after its games.
+    let start = "1,8,8,8/0,8,8,7 S 0/0 1---/1---";
+    let (after, _) = kpe::play(
+        &start.parse().unwrap(),
+        "S2".parse().unwrap(),
+        "skip-origin".parse().unwrap(),
+    )
+    .unwrap();
+    let game = format!(
+        r#"{{"id": "g", "start": "{start}", "plies": [{{"move": "S2", "after": "{after}"}}]}}"#
+    );
+    for (profile, code) in [("skip-origin", 0), ("default", 1)] {
+        let text = format!("{{{HEADER}, \"games\": [{game}], \"profile\": \"{profile}\"}}");
+        let t = temp_file(text.as_bytes());
+        assert_eq!(json_report(&t.path).0, code, "{profile}");
+    }
 }
 
 #[test]

@@ -278,36 +278,49 @@ impl<R: Read> Scanner<R> {
             let mut lines = 0;
             let mut done = None;
             while i < rest.len() {
-                let b = rest[i];
-                if b == b'\n' {
-                    lines += 1;
-                    newline = Some(i);
-                }
                 if in_string {
+                    // On to the next quote or backslash. A raw newline
+                    // in a string is not counted: it is malformed JSON,
+                    // which the parser of this value reports first.
                     if escaped {
                         escaped = false;
-                    } else if b == b'\\' {
-                        escaped = true;
-                    } else if b == b'"' {
-                        in_string = false;
+                        i += 1;
+                        continue;
                     }
-                } else {
-                    match b {
-                        b'"' => in_string = true,
-                        b'{' => open.push(b'}'),
-                        b'[' => open.push(b']'),
-                        b'}' | b']' => {
-                            let matches = open.pop() == Some(b);
-                            if !matches || open.is_empty() {
-                                i += 1;
-                                done = Some(matches);
-                                break;
-                            }
+                    // Strings in a transcript are short: a plain loop beats
+                    // a call to memchr here.
+                    while i < rest.len() && rest[i] != b'"' && rest[i] != b'\\' {
+                        i += 1;
+                    }
+                    if i < rest.len() {
+                        if rest[i] == b'"' {
+                            in_string = false;
+                        } else {
+                            escaped = true;
                         }
-                        _ => {}
+                        i += 1;
                     }
+                    continue;
                 }
+                let b = rest[i];
                 i += 1;
+                match b {
+                    b'"' => in_string = true,
+                    b'\n' => {
+                        lines += 1;
+                        newline = Some(i - 1);
+                    }
+                    b'{' => open.push(b'}'),
+                    b'[' => open.push(b']'),
+                    b'}' | b']' => {
+                        let matches = open.pop() == Some(b);
+                        if !matches || open.is_empty() {
+                            done = Some(matches);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
             }
             // Move the mark past `rest[..i]`.
             match newline {
