@@ -176,10 +176,14 @@ impl History {
         if same_stretch {
             self.left.insert(self.current, Some(mv));
             self.left.entry(next).or_insert(None);
-            self.current = next;
         } else {
-            *self = History::new(next);
+            // A new stretch; the map keeps its room (no allocation per
+            // capture).
+            self.left.clear();
+            self.left.insert(next, None);
+            self.start = next;
         }
+        self.current = next;
     }
 
     /// The moves from `from`, a position of the stretch, to the current
