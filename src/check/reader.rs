@@ -1119,7 +1119,15 @@ fn drive<C: Consumer>(
                     if stop.load(Ordering::Relaxed) {
                         continue;
                     }
-                    let outcome = mode.game(&mut worker, index, &span);
+                    // A panic (a bug) goes to the calling thread, which
+                    // would otherwise wait for this game for ever.
+                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        mode.game(&mut worker, index, &span)
+                    }));
+                    if outcome.is_err() {
+                        // Skip the rest, so the job channel never fills.
+                        stop.store(true, Ordering::Relaxed);
+                    }
                     if result_tx.send((index, outcome)).is_err() {
                         break;
                     }
@@ -1156,6 +1164,7 @@ fn drive<C: Consumer>(
             let (index, outcome) = result_rx
                 .recv()
                 .expect("a worker answers every game it takes");
+            let outcome = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             waiting.insert(index, outcome);
             while let Some(outcome) = waiting.remove(&next) {
                 next += 1;
