@@ -1,19 +1,26 @@
 //! Transcript checking speed: `cargo bench --bench check`.
 //!
-//! The yardstick from the issue: at least a million plies checked per
-//! second, JSON parsing included. The transcript is made from random legal
-//! games played by the reference rules, written to a temporary file, and
-//! checked the way `kpe-check FILE` checks it. Two shapes: `full`, every ply
-//! claiming its position, legal moves and captures (and the end where there
-//! is one), about 170 bytes a ply; `minimal`, only the move and the
-//! position, about 65 bytes a ply.
+//! The transcript is made from random legal games played by the reference
+//! rules, written to a temporary file, and checked the way `kpe-check FILE`
+//! checks it. Two shapes: `full`, every ply claiming its position, legal
+//! moves and captures (and the end where there is one), about 170 bytes a
+//! ply; `minimal`, only the move and the position, about 65 bytes a ply.
+//!
+//! Each shape is measured four ways, all in plies a second (the bytes per
+//! ply are printed first, to read them as MB/s):
+//! - `parse-only`: serde_json reading the file into `IgnoredAny`, the
+//!   floor of any checking (issue 11: checking should cost at most 1.5x
+//!   this, and at least 2 million plies a second on one core);
+//! - `jobs 1`: checking on the calling thread alone;
+//! - `jobs 2`: two threads (issue 11: at least 1.7x `jobs 1` on 2 cores).
 
 use std::hint::black_box;
 use std::io;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use kpe::check::{InputError, Run, Sink, Summary, UnitResult, check_transcript_file};
+use kpe::check::{InputError, Options, Run, Sink, Summary, UnitResult, check_transcript_file_with};
 use kpe::{Game, Position, Profile};
+use serde::de::IgnoredAny;
 
 /// Results go nowhere: only the checking is measured.
 struct Discard;
@@ -94,14 +101,32 @@ fn bench_check(c: &mut Criterion) {
         let path = dir.path().join(format!("{shape}-{profile}.json"));
         std::fs::write(&path, &text).expect("the transcript is written");
         group.throughput(Throughput::Elements(plies));
-        group.bench_function(format!("{shape} {profile} ({plies} plies)"), |b| {
+        eprintln!(
+            "{shape} {profile}: {} bytes, {plies} plies, {:.0} bytes a ply",
+            text.len(),
+            text.len() as f64 / plies as f64
+        );
+        group.bench_function(format!("{shape} {profile} parse-only"), |b| {
             b.iter(|| {
-                let summary = check_transcript_file(black_box(&path), &mut Discard)
-                    .expect("a well-formed transcript");
-                assert!(summary.conforms());
-                summary.plies
+                let file = std::fs::File::open(black_box(&path)).expect("the transcript");
+                let mut de = serde_json::Deserializer::from_reader(io::BufReader::new(file));
+                serde::Deserialize::deserialize(&mut de).map(|IgnoredAny| ())
             });
         });
+        for jobs in [1, 2] {
+            group.bench_function(format!("{shape} {profile} jobs {jobs}"), |b| {
+                b.iter(|| {
+                    let summary = check_transcript_file_with(
+                        black_box(&path),
+                        &Options::jobs(jobs),
+                        &mut Discard,
+                    )
+                    .expect("a well-formed transcript");
+                    assert!(summary.conforms());
+                    summary.plies
+                });
+            });
+        }
     }
     group.finish();
 }

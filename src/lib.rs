@@ -44,7 +44,7 @@ pub mod scenario;
 
 pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 pub use game::{Game, Outcome, ReplayError};
-pub use perft::{divide, perft};
+pub use perft::{divide, perft, perft_jobs};
 pub use position::{Position, PositionError, Setup};
 pub use profile::{ParseProfileError, Profile, Switch};
 pub use report::{Capture, End, EndReason, Event, Feeding, Report};

@@ -22,6 +22,66 @@ pub fn perft(position: &Position, depth: u32, profile: Profile) -> u64 {
     count(position, depth, profile, &mut path)
 }
 
+/// [`perft`] on `jobs` threads, the same number: the tree is cut a few
+/// plies down, deep enough for many subtrees per thread, and the threads
+/// take the subtrees one at a time until none is left.
+///
+/// ```
+/// use kpe::{Position, Profile, perft, perft_jobs};
+/// let p = Position::initial();
+/// assert_eq!(perft_jobs(&p, 6, Profile::DEFAULT, 2), perft(&p, 6, Profile::DEFAULT));
+/// ```
+#[must_use]
+pub fn perft_jobs(position: &Position, depth: u32, profile: Profile, jobs: usize) -> u64 {
+    if jobs <= 1 || depth < 3 {
+        return perft(position, depth, profile);
+    }
+    let repetition = profile.has(Switch::EndOnRepetition);
+    // Each subtree by the path from the root to its top.
+    let mut tops: Vec<Vec<Position>> = vec![vec![*position]];
+    let mut cut = 0;
+    while cut + 1 < depth && tops.len() < jobs * 16 {
+        let mut next = Vec::new();
+        for path in &tops {
+            let node = path[path.len() - 1];
+            for pit in legal_moves(&node, profile) {
+                let (child, _) = apply(&node, pit, profile);
+                // END-3: a repeat above the last ply ends the game, so
+                // nothing below it counts (as in `child_count`).
+                if repetition && path.contains(&child) {
+                    continue;
+                }
+                let mut longer = path.clone();
+                longer.push(child);
+                next.push(longer);
+            }
+        }
+        tops = next;
+        cut += 1;
+    }
+    let taken = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut sum = 0;
+                    loop {
+                        let k = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(path) = tops.get(k) else { break sum };
+                        let top = path[path.len() - 1];
+                        let mut below = Path(repetition.then(|| path.clone()));
+                        sum += count(&top, depth - cut, profile, &mut below);
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a perft thread does not panic"))
+            .sum()
+    })
+}
+
 /// Perft split by first move: each legal move with the count below it.
 #[must_use]
 pub fn divide(position: &Position, depth: u32, profile: Profile) -> Vec<(Pit, u64)> {
@@ -93,6 +153,26 @@ fn child_count(child: &Position, depth: u32, profile: Profile, path: &mut Path) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn perft_on_several_threads_counts_the_same() {
+        // Every profile, from the start and from the chase (which repeats),
+        // at depths where the cut is 1, 2 and more plies down.
+        for profile in Profile::all() {
+            for (position, depth) in [(Position::initial(), 7), (chase(), 10)] {
+                for d in 1..=depth {
+                    let one = perft(&position, d, profile);
+                    for jobs in [2, 3] {
+                        assert_eq!(
+                            perft_jobs(&position, d, profile, jobs),
+                            one,
+                            "{profile} {d}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     fn chase() -> Position {
         "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse().unwrap()

@@ -147,6 +147,15 @@ impl Report {
         self.stones as usize >= crate::board::PITS
     }
 
+    /// Whether the capture chain ran to the opponent's first pit, where
+    /// CAP-3 stops it (the pit before is the mover's own).
+    #[must_use]
+    pub fn chain_reached_row_end(&self) -> bool {
+        self.captures
+            .last()
+            .is_some_and(|c| c.pit.prev().owner() == self.mover)
+    }
+
     /// The rule IDs that decided this move, in the order they applied.
     #[must_use]
     pub fn rules(&self) -> Vec<&'static str> {
@@ -172,6 +181,9 @@ impl Report {
             ids.push("CAP-1");
             if self.captures.len() > 1 {
                 ids.push("CAP-2");
+            }
+            if self.chain_reached_row_end() {
+                ids.push("CAP-3");
             }
             ids.push("CAP-4");
         }

@@ -393,19 +393,29 @@ fn bad_input_unknown_and_duplicate_fields() {
 fn bad_input_missing_and_late_fields() {
     assert_bad_input(
         br#"{"format": "kpe-transcript", "version": 1, "games": []}"#,
-        &["`games` comes before `engine`"],
-    );
-    assert_bad_input(
-        format!("{{{HEADER}, \"games\": [], \"profile\": \"default\"}}").as_bytes(),
-        &["`profile` comes after `games`"],
+        &["transcript.json:1:56: top level: missing field `engine`"],
     );
     assert_bad_input(
         format!("{{{HEADER}}}").as_bytes(),
         &["missing field `games`"],
     );
+    // A file that ends with `]}` has `games` last: read at once, and what
+    // follows it anyway is refused.
     assert_bad_input(
-        transcript(r#"{"plies": [], "id": "g"}"#).as_bytes(),
-        &["at games[0]", "`plies` comes before `id`"],
+        format!("{{{HEADER}, \"games\": [], \"profile\": [\"default\"]}}").as_bytes(),
+        &["at profile", "invalid type: sequence"],
+    );
+    assert_bad_input(
+        transcript(r#"{"plies": []}"#).as_bytes(),
+        &["at games[0]", "missing field `id`"],
+    );
+    assert_bad_input(
+        transcript(r#"{"plies": [], "id": "g", "start": "6,6,6,6/6,6,6,6 S 0/0 ----/----", "start": "6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#).as_bytes(),
+        &["at games[0]", "duplicate field `start`"],
+    );
+    assert_bad_input(
+        format!("{{\"games\": [], {HEADER}, \"games\": []}}").as_bytes(),
+        &["duplicate field `games`"],
     );
     assert_bad_input(
         transcript(r#"{"id": "g", "plies": [{"move": "S1"}]}"#).as_bytes(),
@@ -507,6 +517,36 @@ fn bad_input_huge_string_number_and_nesting() {
         "]".repeat(100_000)
     );
     assert_bad_input(deep.as_bytes(), &["at format", "invalid type: sequence"]);
+}
+
+#[test]
+fn a_huge_captures_or_legal_array_is_refused_at_its_ninth_entry() {
+    // Issue 10, failure 2: a 100 MB `captures` array was held whole. A
+    // ply names at most the board's 8 pits; reading stops at the ninth.
+    for (field, entry) in [
+        ("captures", r#"{"pit": "N1", "stones": 2}"#),
+        ("legal", r#""S1""#),
+    ] {
+        let head = format!(
+            "{{{HEADER}, \"profile\": \"default\", \"games\": [{{\"id\": \"g\", \"plies\": [\n{{\"move\": \"S1\", \"after\": \"0,7,7,7/7,7,7,6 N 0/0 1---/----\", \"{field}\": ["
+        );
+        let count = 2_000_000 / entry.len();
+        let mut text = head.clone().into_bytes();
+        text.extend(vec![entry; count].join(", ").into_bytes());
+        text.extend(b"]}]}]}");
+        assert!(text.len() > 2_000_000);
+        // The parser stops just past the ninth entry and its comma (line 2
+        // starts with the ply, the column counts from 1).
+        let line_two = head.len() - head.rfind('\n').unwrap() - 1;
+        let ninth = line_two + 9 * entry.len() + 9 * 2 + 1;
+        assert_bad_input(
+            &text,
+            &[
+                &format!("transcript.json:2:{ninth}: at games[0].plies[0].{field}: more than 8 "),
+                "a ply has at most 4 legal moves and captures at most 4 pits",
+            ],
+        );
+    }
 }
 
 #[test]
@@ -753,7 +793,7 @@ fn printed_scenarios_pin_the_rules_answer_and_the_engine_breaks_them() {
 }
 
 #[test]
-fn a_reader_is_checked_without_naming_the_reading() {
+fn a_reader_is_spooled_and_checked_like_a_file() {
     let text = transcript(
         r#"{"id": "g", "plies": [{"move": "S1", "after": "6,6,6,6/6,6,6,6 S 0/0 ----/----"}]}"#,
     );
@@ -763,7 +803,8 @@ fn a_reader_is_checked_without_naming_the_reading() {
         (summary.units, summary.conforming, summary.plies),
         (1, 0, 1)
     );
-    assert!(summary.reading.is_none());
+    // Copied to a temporary file, it is read again to name the reading.
+    assert!(summary.reading.is_some());
     let report: Value = serde_json::from_slice(&sink.into_inner()).expect("JSON");
     assert_eq!(
         report["units"][0]["divergence"]["fields"][0]["details"][0]["field"],
@@ -771,6 +812,242 @@ fn a_reader_is_checked_without_naming_the_reading() {
     );
     let err = kpe::check::file_kind_of_reader("mem", &b"{\"format\": 3}"[..]).unwrap_err();
     assert!(matches!(err.kind, InputErrorKind::Json { .. }), "{err}");
+}
+
+#[test]
+fn a_chain_stopped_at_the_row_boundary_exercises_cap_3() {
+    // Issue 9 item 8: transcript mode never listed CAP-3. The rules each
+    // ply exercised are `Report::rules`, which live mode counts too.
+    for (start, mv, cap_3) in [
+        // South captures N1 (4); the chain stops at S4, South's own pit.
+        ("8,3,6,1/3,9,5,5 S 4/4 1234/1234", "S2", true),
+        // South makes two in a pit past N1: the chain ends before the row does.
+        ("4,6,5,3/3,5,1,9 S 8/4 1234/1234", "S4", false),
+    ] {
+        let position: Position = start.parse().expect("a position");
+        let pit: Pit = mv.parse().expect("a pit");
+        let (after, report) = kpe::play(&position, pit, Profile::DEFAULT).expect("legal");
+        assert!(!report.captures.is_empty(), "{start} {mv} captures");
+        let game = format!(
+            r#"{{"id": "g", "start": "{start}", "plies": [{{"move": "{mv}", "after": "{after}"}}]}}"#
+        );
+        let t = temp_file(transcript(&game).as_bytes());
+        let (code, report) = json_report(&t.path);
+        assert_eq!(code, 0, "{report}");
+        let rules = &report["summary"]["rules"];
+        assert_eq!(
+            rules.as_array().unwrap().contains(&Value::from("CAP-3")),
+            cap_3,
+            "{start} {mv}: {rules}"
+        );
+    }
+}
+
+#[test]
+fn the_report_is_the_same_whatever_the_number_of_jobs() {
+    // Issue 11: games checked in parallel, reported in the file's order.
+    // Many games, some diverging (the examples' games, repeated), some
+    // written with sorted keys (read twice), one a bad ply at the end.
+    let mut games = Vec::new();
+    for name in [
+        "conforming.json",
+        "skip-origin.json",
+        "chain-past-row.json",
+        "wrong-sweep.json",
+    ] {
+        let value: Value = serde_json::from_slice(&std::fs::read(example(name)).unwrap()).unwrap();
+        for game in value["games"].as_array().unwrap() {
+            games.push(game.to_string());
+            games.push(sorted_keys(game));
+        }
+    }
+    let games: Vec<String> = (0..12).flat_map(|_| games.clone()).collect();
+    let t = temp_file(transcript(&games.join(",\n")).as_bytes());
+    let run = |jobs: &str, path: &Path| {
+        kpe_check()
+            .arg(path)
+            .args(["--format", "json", "--jobs", jobs])
+            .output()
+            .expect("kpe-check runs")
+    };
+    let one = run("1", &t.path);
+    assert_eq!(one.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&one.stdout).expect("JSON");
+    assert_eq!(report["units"].as_array().map(Vec::len), Some(games.len()));
+    for jobs in ["2", "4"] {
+        let many = run(jobs, &t.path);
+        assert_eq!(many.status.code(), Some(1));
+        let json = |out: &[u8]| verdicts(serde_json::from_slice(out).expect("JSON"));
+        assert!(
+            json(&one.stdout) == json(&many.stdout),
+            "--jobs {jobs} reports differently"
+        );
+    }
+    // Bad input after some games: the same games reported, the same error.
+    let mut bad = games.clone();
+    bad.push(r#"{"id": "bad", "plies": [{"move": "S9"}]}"#.to_owned());
+    bad.extend(games.iter().take(20).cloned());
+    let t = temp_file(transcript(&bad.join(",\n")).as_bytes());
+    let one = run("1", &t.path);
+    let four = run("4", &t.path);
+    assert_eq!(one.status.code(), Some(2));
+    // The JSON of a run cut short by bad input is not one document to
+    // parse; blank out each unit's time, the only thing two runs differ in.
+    let timeless = |out: &[u8]| {
+        let text = String::from_utf8_lossy(out);
+        let mut kept = String::new();
+        let mut rest = text.as_ref();
+        while let Some(at) = rest.find("\"time\":") {
+            kept.push_str(&rest[..at + 7]);
+            rest = rest[at + 7..]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || ".e-".contains(c));
+        }
+        kept.push_str(rest);
+        kept
+    };
+    assert!(
+        (timeless(&one.stdout), &one.stderr) == (timeless(&four.stdout), &four.stderr),
+        "--jobs 4 stops differently"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Fields in any order, and standard input
+// ---------------------------------------------------------------------------
+
+/// `value` written with every object's keys sorted, as `jq -S`, Go maps
+/// and `serde_json::Value` write it.
+fn sorted_keys(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let members: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::from(k.as_str()), sorted_keys(&map[k])))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(sorted_keys).collect();
+            format!("[\n{}]", items.join(",\n"))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// What a JSON report says, without the input's name.
+fn verdicts(mut report: Value) -> String {
+    let source = report["run"]["source"]
+        .as_str()
+        .expect("a source")
+        .to_owned();
+    // Each unit's time is the one thing two runs may not share.
+    if let Some(units) = report["units"].as_array_mut() {
+        units.iter_mut().for_each(|u| u["time"] = Value::from(0));
+    }
+    report
+        .to_string()
+        .replace(&format!("\"{source}\""), "\"<source>\"")
+        .replace(&format!("in {source}, "), "in <source>, ")
+}
+
+#[test]
+fn sorted_keys_are_checked_as_written_in_order() {
+    for name in ["conforming.json", "skip-origin.json", "chain-past-row.json"] {
+        let path = example(name);
+        let text = std::fs::read(&path).expect("the example is read");
+        let value: Value = serde_json::from_slice(&text).expect("JSON");
+        let sorted = sorted_keys(&value);
+        // The order that used to be refused: `games` before `profile` and
+        // `version`, `plies` before `start`.
+        let at = |key: &str| sorted.rfind(&format!("\"{key}\":"));
+        assert!(at("games") < at("version"), "{name}");
+        let t = temp_file(sorted.as_bytes());
+        let (code, report) = json_report(&t.path);
+        let (expected_code, expected) = json_report(Path::new(&path));
+        assert_eq!(code, expected_code, "{name}");
+        assert_eq!(verdicts(report), verdicts(expected), "{name}");
+    }
+    // The chase game's start follows its plies: checked from the initial
+    // position instead, it would diverge at its first ply.
+    let sorted = sorted_keys(
+        &serde_json::from_slice(&std::fs::read(example("conforming.json")).unwrap()).unwrap(),
+    );
+    let chase = sorted.find("\"id\":\"chase\"").expect("the chase game");
+    assert!(sorted[chase..].find("\"plies\"") < sorted[chase..].find("\"start\""));
+}
+
+#[test]
+fn a_profile_after_the_games_applies_to_them() {
+    // A sowing of 8+ stones that skips its origin: right only under
+    // skip-origin, which the file names after its games.
+    let start = "1,8,8,8/0,8,8,7 S 0/0 1---/1---";
+    let (after, _) = kpe::play(
+        &start.parse().unwrap(),
+        "S2".parse().unwrap(),
+        "skip-origin".parse().unwrap(),
+    )
+    .unwrap();
+    let game = format!(
+        r#"{{"id": "g", "start": "{start}", "plies": [{{"move": "S2", "after": "{after}"}}]}}"#
+    );
+    for (profile, code) in [("skip-origin", 0), ("default", 1)] {
+        let text = format!("{{{HEADER}, \"games\": [{game}], \"profile\": \"{profile}\"}}");
+        let t = temp_file(text.as_bytes());
+        assert_eq!(json_report(&t.path).0, code, "{profile}");
+    }
+}
+
+#[test]
+fn a_game_can_give_its_start_after_its_plies() {
+    let start = "1,0,0,0/1,0,0,0 S 22/24 1234/1234";
+    let ply = r#"{"move": "S1", "after": "0,1,0,0/1,0,0,0 N 22/24 1234/1234"}"#;
+    let game = format!(r#"{{"plies": [{ply}], "start": "{start}", "id": "late"}}"#);
+    let t = temp_file(transcript(&game).as_bytes());
+    let (code, report) = json_report(&t.path);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["units"][0]["id"], "late");
+    // The same ply from the initial position is wrong.
+    let game = format!(r#"{{"plies": [{ply}], "id": "initial"}}"#);
+    let t = temp_file(transcript(&game).as_bytes());
+    assert_eq!(json_report(&t.path).0, 1);
+    // An error in a game read twice still names its place.
+    let game = format!(r#"{{"plies": [{ply}, {{"move": 3}}], "start": "{start}", "id": "late"}}"#);
+    assert_bad_input(
+        transcript(&game).as_bytes(),
+        &[
+            "transcript.json:1:",
+            "at games[0].plies[1].move",
+            "invalid type: integer `3`",
+        ],
+    );
+}
+
+#[test]
+fn standard_input_is_read_when_the_file_is_a_dash() {
+    let path = example("skip-origin.json");
+    let text = std::fs::read(&path).expect("the example is read");
+    let sorted = sorted_keys(&serde_json::from_slice(&text).expect("JSON"));
+    let (expected_code, expected) = json_report(Path::new(&path));
+    for input in [text, sorted.into_bytes()] {
+        let out = kpe_check()
+            .args(["-", "--format", "json"])
+            .write_stdin(input)
+            .output()
+            .expect("kpe-check runs");
+        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        assert_eq!(out.status.code(), Some(expected_code));
+        assert_eq!(report["run"]["source"], "-");
+        assert_eq!(verdicts(report), verdicts(expected.clone()));
+    }
+    // Bad input on stdin is named `-`.
+    kpe_check()
+        .arg("-")
+        .write_stdin(&b"{\"format\": \"kpe-transcript\", \"version\": 1, \n \"games\": 3}"[..])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error: -:2:"));
 }
 
 // ---------------------------------------------------------------------------

@@ -196,3 +196,23 @@ fn a_closed_output_pipe_ends_kpe_quietly() {
     assert!(status.success(), "{status}: {stderr}");
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn perft_jobs_counts_the_same_as_one_thread() {
+    // Issue 11: `kpe perft --jobs N` shares the tree among threads.
+    let run = |jobs: &str| {
+        kpe()
+            .args(["perft", "9", "--rules", "end-on-repetition", "--jobs", jobs])
+            .output()
+            .expect("kpe runs")
+    };
+    let one = run("1");
+    assert!(one.status.success());
+    assert_eq!(String::from_utf8_lossy(&one.stdout).lines().count(), 9);
+    for jobs in ["2", "4"] {
+        let many = run(jobs);
+        assert!(many.status.success());
+        assert_eq!(one.stdout, many.stdout, "--jobs {jobs}");
+    }
+    kpe().args(["perft", "3", "--jobs", "0"]).assert().code(2);
+}

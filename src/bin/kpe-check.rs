@@ -98,9 +98,11 @@ struct Cli {
     /// merge`.
     #[arg(long, value_name = "K/N", help_heading = SELECT)]
     shard: Option<Shard>,
-    /// Engine processes at once [default: the number of cores].
-    #[arg(long, short = 'j', value_name = "N", help_heading = LIVE)]
-    jobs: Option<usize>,
+    /// How much to do at once: engine processes (live mode) or games of a
+    /// transcript, one thread each; the report is the same whatever the
+    /// number [default: the number of cores]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
     /// The seed of the random games; the report states the seed it used
     /// [default: the manifest's random.seed, else a fresh one] [env:
     /// KPE_CHECK_SEED]
@@ -174,7 +176,6 @@ impl Cli {
             ("--games", self.games.is_some()),
             ("--perft-depth", self.perft_depth.is_some()),
             ("--suite", self.suite.is_some()),
-            ("--jobs", self.jobs.is_some()),
             ("--shard", self.shard.is_some()),
             ("--profiles", self.profiles.is_some()),
             ("--start", !self.start.is_empty()),
@@ -225,7 +226,7 @@ impl Cli {
             perft_depth: self.perft_depth,
             suite: self.suite.clone(),
             progress: !self.out.quiet,
-            jobs: self.jobs,
+            jobs: self.jobs.map(|j| j as usize),
             shard: self.shard,
             profiles: self.profiles.clone(),
             starts: self.start.clone(),
@@ -293,13 +294,29 @@ fn main() -> ExitCode {
         Ok(policy) => policy,
         Err(e) => return fail(&e.to_string()),
     };
-    let stdin = file.as_os_str() == "-";
-    let kind = if stdin {
-        Ok(FileKind::Transcript)
+    // `-`: standard input, copied to a temporary file, since a transcript
+    // may need reading more than once (fields in any order, the reading).
+    let stdin_copy = if file.as_os_str() == "-" {
+        match kpe::check::spool(io::stdin().lock()) {
+            Ok(copy) => Some(copy),
+            Err(e) => return fail(&format!("-: cannot read standard input: {e}")),
+        }
     } else {
-        kpe::check::file_kind(&file)
+        None
     };
-    let kind = match kind {
+    let path = stdin_copy
+        .as_ref()
+        .map_or_else(|| file.clone(), |copy| copy.path().to_owned());
+    let kind = match stdin_copy.as_ref().map_or_else(
+        || kpe::check::file_kind(&path),
+        |copy| match copy.reopen() {
+            Ok(f) => kpe::check::file_kind_of_reader("-", f),
+            Err(e) => Err(kpe::check::InputError {
+                file: "-".to_owned(),
+                kind: kpe::check::InputErrorKind::Read(e),
+            }),
+        },
+    ) {
         Ok(kind) => kind,
         Err(e) => {
             with_sinks(&cli.out, |sink| sink.fail(&e).ok());
@@ -324,11 +341,11 @@ fn main() -> ExitCode {
             }
             with_sinks(&cli.out, |sink| {
                 let mut policed = PolicySink::new(sink, &policy);
-                let result = if stdin {
-                    kpe::check::check_transcript_reader("-", io::stdin().lock(), &mut policed)
-                } else {
-                    kpe::check::check_transcript_file(&file, &mut policed)
-                };
+                let mut options = kpe::check::Options::default().named(file.display().to_string());
+                if let Some(jobs) = cli.jobs {
+                    options.jobs = jobs as usize;
+                }
+                let result = kpe::check::check_transcript_file_with(&path, &options, &mut policed);
                 exit(result.map(|_| policed.summary().clone()))
             })
         }

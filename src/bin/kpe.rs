@@ -64,6 +64,9 @@ enum Command {
         /// Split the count at DEPTH by first move instead.
         #[arg(long)]
         divide: bool,
+        /// Threads sharing the count [default: the number of cores].
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        jobs: Option<u32>,
     },
     /// Draw a position and say what it means.
     Show {
@@ -139,7 +142,12 @@ fn main() -> ExitCode {
             from,
             rules,
             divide,
+            jobs,
         } => {
+            let jobs = jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+                |n| n as usize,
+            );
             if divide {
                 let split = kpe::divide(&from, depth, rules);
                 for (pit, n) in &split {
@@ -148,7 +156,7 @@ fn main() -> ExitCode {
                 out!("total {}", split.iter().map(|(_, n)| n).sum::<u64>());
             } else {
                 for d in 1..=depth {
-                    out!("{d} {}", kpe::perft(&from, d, rules));
+                    out!("{d} {}", kpe::perft_jobs(&from, d, rules, jobs));
                 }
             }
             ExitCode::SUCCESS

@@ -563,19 +563,38 @@ fn board_rules(before: &Position, after: &Position, report: &Report, claimed: &[
 
 /// A scenario that reproduces the divergence: from the position before the
 /// move, or, when the repetition rule needs the game's history, from the
-/// start of the stretch in which a position could recur.
+/// earlier occurrence of the position the move brings back.
 fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -> Scenario {
     let profile = check.profile;
     let short = (check.position, vec![claim.mv]);
-    let mut long_moves = check.history.moves.clone();
-    long_moves.push(claim.mv);
-    let long = (check.history.start, long_moves);
-    let (start, moves) = if long.1.len() > 1
-        && replay(short.0, &short.1, profile) != replay(long.0, &long.1, profile)
-    {
-        long
+    // When the position before the move had occurred earlier, from that
+    // earlier occurrence; when the move brings back an earlier position,
+    // from that one (the history keeps each position once, so memory stays
+    // bounded however long the game).
+    let long = if check.repeated {
+        check
+            .history
+            .cycle(profile)
+            .map(|moves| (check.position, moves))
     } else {
-        short
+        crate::rules::play(&check.position, claim.mv, profile)
+            .ok()
+            .map(|(next, _)| next)
+            .filter(|next| check.history.contains(next))
+            .and_then(|next| Some((next, check.history.path(next, profile)?)))
+    }
+    .map(|(start, mut moves)| {
+        moves.push(claim.mv);
+        (start, moves)
+    });
+    let (start, moves) = match long {
+        Some(long)
+            if long.1.len() > 1
+                && replay(short.0, &short.1, profile) != replay(long.0, &long.1, profile) =>
+        {
+            long
+        }
+        _ => short,
     };
     let claims = Claims {
         legal: claim.legal.is_some(),

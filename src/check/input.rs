@@ -117,6 +117,23 @@ impl InputError {
         }
     }
 
+    /// An I/O error, or the token guard's refusal carried in one.
+    pub(crate) fn from_io(file: &str, io: io::Error) -> InputError {
+        if let Some(TooLong { what, line, column }) =
+            io.get_ref().and_then(|e| e.downcast_ref::<TooLong>())
+        {
+            return InputError {
+                file: file.to_owned(),
+                kind: InputErrorKind::TooLong {
+                    what,
+                    line: *line,
+                    column: *column,
+                },
+            };
+        }
+        InputError::read(file, io)
+    }
+
     /// Turns a JSON error into an input error.
     pub(crate) fn from_json(
         file: &str,
@@ -126,20 +143,7 @@ impl InputError {
         let inner = error.into_inner();
         let (line, column) = (inner.line(), inner.column());
         if inner.is_io() {
-            let io: io::Error = inner.into();
-            if let Some(TooLong { what, line, column }) =
-                io.get_ref().and_then(|e| e.downcast_ref::<TooLong>())
-            {
-                return InputError {
-                    file: file.to_owned(),
-                    kind: InputErrorKind::TooLong {
-                        what,
-                        line: *line,
-                        column: *column,
-                    },
-                };
-            }
-            return InputError::read(file, io);
+            return InputError::from_io(file, inner.into());
         }
         let text = inner.to_string();
         let suffix = format!(" at line {line} column {column}");
@@ -249,18 +253,28 @@ pub(crate) fn guarded<R: Read>(inner: R) -> Guarded<R> {
 
 impl<R: Read> Guarded<R> {
     pub(crate) fn new(inner: R) -> Guarded<R> {
+        Guarded::at(inner, 1, 1)
+    }
+
+    /// A guarded reader whose first byte is at `line` and `column`.
+    pub(crate) fn at(inner: R, line: u64, column: u64) -> Guarded<R> {
         Guarded {
             inner,
             buf: vec![0; 64 * 1024].into_boxed_slice(),
             pos: 0,
             len: 0,
-            line: 1,
-            column: 1,
+            line,
+            column,
             in_string: false,
             escaped: false,
             run: 0,
-            run_start: (1, 1),
+            run_start: (line, column),
         }
+    }
+
+    /// The reader guarded.
+    pub(crate) fn into_inner(self) -> R {
+        self.inner
     }
 
     /// Reads the next chunk and scans it.

@@ -47,6 +47,7 @@ mod reading;
 mod render;
 mod report;
 mod rules;
+mod scan;
 mod transcript;
 
 pub use input::{FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTES};
@@ -56,8 +57,8 @@ pub use policy::{
     is_failure, normalize, stop_reason, stopped_reason,
 };
 pub use reader::{
-    CheckError, TranscriptFile, check_transcript_file, check_transcript_reader, file_kind,
-    file_kind_of_reader,
+    CheckError, Options, TranscriptFile, check_transcript_file, check_transcript_file_with,
+    check_transcript_reader, file_kind, file_kind_of_reader, spool,
 };
 pub use reading::Nearest;
 pub use reading::{Reading, Recheck, name_reading, reading_from, switch_summary};

@@ -1,7 +1,7 @@
 //! Replaying a game with the reference rules and comparing each ply with
 //! what the engine claimed.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::board::Pit;
@@ -125,31 +125,43 @@ impl Hasher for PositionHasher {
     }
 }
 
-type PositionSet = HashSet<Position, BuildHasherDefault<PositionHasher>>;
+type PositionMap<V> = HashMap<Position, V, BuildHasherDefault<PositionHasher>>;
 
 /// The positions since the last capture or newly used pit. Captured counts
 /// and used pits never go back, so a position can only recur within this
-/// stretch: it is all the history the repetition rule (END-3) needs, and it
-/// stays small even in a game that never ends.
+/// stretch: it is all the history the repetition rule (END-3) needs.
+///
+/// Each position of the stretch is kept once, with the move last played
+/// from it, however often the game comes back to it: a game that circles
+/// for millions of plies keeps a handful of positions. Following those
+/// moves from any position of the stretch leads to the current one without
+/// passing any position twice (each step goes to a later last visit), which
+/// is the way a reproduction replays the stretch.
 #[derive(Clone, Debug)]
 pub(crate) struct History {
     pub(crate) start: Position,
-    pub(crate) moves: Vec<Pit>,
-    seen: PositionSet,
+    current: Position,
+    left: PositionMap<Option<Pit>>,
 }
 
 impl History {
     fn new(start: Position) -> History {
         History {
             start,
-            moves: Vec::new(),
-            seen: PositionSet::from_iter([start]),
+            current: start,
+            left: PositionMap::from_iter([(start, None)]),
         }
     }
 
     /// Whether `position` occurred earlier in the game.
     pub(crate) fn contains(&self, position: &Position) -> bool {
-        self.seen.contains(position)
+        self.left.contains_key(position)
+    }
+
+    /// How many distinct positions the stretch holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.left.len()
     }
 
     fn push(&mut self, mv: Pit, next: Position) {
@@ -162,11 +174,43 @@ impl History {
                     .all(|&p| next.has_used(p) == self.start.has_used(p))
             });
         if same_stretch {
-            self.moves.push(mv);
-            self.seen.insert(next);
+            self.left.insert(self.current, Some(mv));
+            self.left.entry(next).or_insert(None);
         } else {
-            *self = History::new(next);
+            // A new stretch; the map keeps its room (no allocation per
+            // capture).
+            self.left.clear();
+            self.left.insert(next, None);
+            self.start = next;
         }
+        self.current = next;
+    }
+
+    /// The moves from `from`, a position of the stretch, to the current
+    /// position, played under `profile` (the game's own), passing no
+    /// position twice; `None` if `from` is not in the stretch.
+    pub(crate) fn path(&self, from: Position, profile: Profile) -> Option<Vec<Pit>> {
+        let mut at = from;
+        let mut moves = Vec::new();
+        while at != self.current {
+            let mv = (*self.left.get(&at)?)?;
+            moves.push(mv);
+            if moves.len() > self.left.len() {
+                return None;
+            }
+            at = rules::play(&at, mv, profile).ok()?.0;
+        }
+        Some(moves)
+    }
+
+    /// The moves from the last earlier occurrence of the current position
+    /// back to it, when it has occurred before.
+    pub(crate) fn cycle(&self, profile: Profile) -> Option<Vec<Pit>> {
+        let mv = (*self.left.get(&self.current)?)?;
+        let next = rules::play(&self.current, mv, profile).ok()?.0;
+        let mut moves = vec![mv];
+        moves.extend(self.path(next, profile)?);
+        Some(moves)
     }
 }
 
@@ -303,5 +347,60 @@ pub(crate) fn replay(start: Position, moves: &[Pit], profile: Profile) -> Replay
     Replay {
         legal,
         last: Ok((*game.current(), captures, game.outcome())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_circling_for_ever_keeps_each_position_once() {
+        // Issue 9 item 6: memory grew with every ply of a long game. One
+        // stone each, four pits apart: the game comes back every 8 plies.
+        let start: Position = "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse().unwrap();
+        let cycle: Vec<Pit> = ["S1", "N1", "S2", "N2", "S3", "N3", "S4", "N4"]
+            .iter()
+            .map(|m| m.parse().unwrap())
+            .collect();
+        let mut check = GameCheck::new(start, Profile::DEFAULT);
+        for k in 0..80_005 {
+            let mv = cycle[k % cycle.len()];
+            let (next, _) = rules::play(&check.position, mv, Profile::DEFAULT).unwrap();
+            check.step(&Ply::new(mv, &next)).unwrap();
+        }
+        assert_eq!(check.history.len(), 8);
+        assert!(check.repeated);
+        // From any position of the stretch, a way to the current one that
+        // passes no position twice, and that the rules replay.
+        let mut at = start;
+        for &mv in &cycle {
+            let path = check.history.path(at, Profile::DEFAULT).unwrap();
+            assert!(path.len() < 8, "{path:?}");
+            let game = Game::replay(at, Profile::DEFAULT, &path).unwrap();
+            assert_eq!(game.current(), &check.position);
+            at = rules::play(&at, mv, Profile::DEFAULT).unwrap().0;
+        }
+        // The current position came before: the moves back to it.
+        let cycle_back = check.history.cycle(Profile::DEFAULT).unwrap();
+        assert_eq!(cycle_back.len(), 8);
+        let game = Game::replay(check.position, Profile::DEFAULT, &cycle_back).unwrap();
+        assert_eq!(game.current(), &check.position);
+        // A position outside the stretch has no way.
+        assert_eq!(
+            check.history.path(Position::initial(), Profile::DEFAULT),
+            None
+        );
+    }
+
+    #[test]
+    fn a_capture_or_a_newly_used_pit_starts_a_new_stretch() {
+        let mut check = GameCheck::new(Position::initial(), Profile::DEFAULT);
+        let mv: Pit = "S1".parse().unwrap();
+        let (next, _) = rules::play(&check.position, mv, Profile::DEFAULT).unwrap();
+        check.step(&Ply::new(mv, &next)).unwrap();
+        // S1 is newly used: the initial position cannot recur.
+        assert_eq!(check.history.len(), 1);
+        assert!(!check.history.contains(&Position::initial()));
     }
 }

@@ -1,17 +1,24 @@
 //! Reading a transcript one game at a time and checking each game as it
 //! arrives, so that memory stays bounded whatever the size of the file.
 //!
-//! The JSON is walked with serde visitors: the top-level object's header
-//! fields are kept, then each element of `games` is read, and each element
-//! of its `plies` is checked and dropped. Only the current ply, the current
-//! game's replay state and the results of diverging games are held. Header
-//! fields must come before `games`, and `id` and `start` before `plies`;
-//! spec/TRANSCRIPT.md says so and the error names the field that is late.
+//! A structural scan ([`super::scan`]) finds the header fields and where
+//! each game lies in the file; each game is then parsed from its span with
+//! serde visitors, and each element of its `plies` is checked and dropped.
+//! Fields may come in any order: when `games` comes before some header
+//! field (`profile` may follow it, as with sorted keys), the scan reads on
+//! to the end of the object and comes back; when a game's `plies` come
+//! before its `id` or `start`, the game's span is read twice. Games can be
+//! checked by several threads, the report kept in the file's order. Only a
+//! few games per thread, the current ply and the results of diverging games
+//! are held.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -24,8 +31,9 @@ use super::input::{FileKind, Guarded, InputError, InputErrorKind, guarded};
 use super::oracle::GameCheck;
 use super::reading::{Recheck, name_reading};
 use super::render::Sink;
-use super::report::{Run, RunKind, Summary, UnitResult};
-use super::rules::ReportRules;
+use super::report::{Divergence, Run, RunKind, Summary, UnitResult};
+use super::rules::{ReportRules, RuleSet};
+use super::scan::{Mark, ScanError, Scanner, Span};
 use super::transcript::{Engine, Ply, TranscriptFormat, VERSION};
 
 /// Why a check run stopped early.
@@ -65,8 +73,8 @@ impl From<InputError> for CheckError {
 // Opening files
 // ---------------------------------------------------------------------------
 
-fn open(path: &Path) -> Result<Guarded<File>, InputError> {
-    let name = path.display().to_string();
+fn open(path: &Path, name: &str) -> Result<Guarded<File>, InputError> {
+    let name = name.to_owned();
     let meta = std::fs::metadata(path).map_err(|e| InputError::read(&name, e))?;
     if meta.is_dir() {
         return Err(InputError {
@@ -97,7 +105,7 @@ fn open(path: &Path) -> Result<Guarded<File>, InputError> {
 /// `format` field (or one after `games`), or a value other than
 /// `kpe-transcript` and `kpe-engine`.
 pub fn file_kind(path: &Path) -> Result<FileKind, InputError> {
-    let reader = open(path)?;
+    let reader = open(path, &path.display().to_string())?;
     kind_of(&path.display().to_string(), reader)
 }
 
@@ -174,13 +182,6 @@ impl<'de> Visitor<'de> for FormatSniffer<'_> {
                     *self.found = Some(map.next_value::<String>()?);
                     return Err(de::Error::custom("found the format"));
                 }
-                "games" => {
-                    return Err(de::Error::custom(format!(
-                        "`games` comes before `format`: the header fields (format, version, \
-                         engine, profile) must come first; expected format {}",
-                        accepted_formats()
-                    )));
-                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -191,16 +192,6 @@ impl<'de> Visitor<'de> for FormatSniffer<'_> {
             accepted_formats()
         )))
     }
-}
-
-// ---------------------------------------------------------------------------
-// The streaming walk over a transcript
-// ---------------------------------------------------------------------------
-
-/// The transcript's header, once read.
-pub(crate) struct Header {
-    pub(crate) engine: Engine,
-    pub(crate) profile: Profile,
 }
 
 /// Runs `seed` over `de`, noting the JSON path of any error.
@@ -214,128 +205,193 @@ where
         .map_err(|e| serde_path_to_error::Error::new(track.path(), e))
 }
 
-/// How to find the JSON path of an input error found by a walk without
-/// paths: walk the same input again, with paths, doing nothing else.
-enum Retrace<'a> {
-    /// The input cannot be read again: keep the error as it is.
-    No,
-    /// Read the file again.
-    File(&'a Path),
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+
+/// How a transcript is checked.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Options {
+    /// How many games are checked at once, each by a thread of its own;
+    /// `1` checks them one after the other in the calling thread. The
+    /// report is the same, in the file's order, whatever the number.
+    /// Default: the number of cores.
+    pub jobs: usize,
+    /// The input's name in reports and errors (e.g. `-` for standard
+    /// input); `None` names it by its path.
+    pub name: Option<String>,
 }
 
-impl Retrace<'_> {
-    fn walk<H: Handler, R: Read>(
-        &self,
-        source: &str,
-        reader: Guarded<R>,
-        handler: &mut H,
-    ) -> Result<(), CheckError> {
-        match self {
-            Retrace::No => walk(source, reader, handler, true),
-            Retrace::File(path) => match walk(source, reader, handler, false) {
-                Err(CheckError::Input(first)) => {
-                    // The same input fails the same way; this time note where.
-                    match open(path).and_then(|r| match walk(source, r, &mut Ignore, true) {
-                        Err(CheckError::Input(traced)) => Err(traced),
-                        _ => Ok(()),
-                    }) {
-                        Err(traced) => Err(CheckError::Input(traced)),
-                        Ok(()) => Err(CheckError::Input(first)),
-                    }
-                }
-                other => other,
-            },
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            jobs: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            name: None,
         }
     }
 }
 
-/// A handler that only reads.
-struct Ignore;
+impl Options {
+    /// The defaults, with `jobs` games checked at once (at least one).
+    #[must_use]
+    pub fn jobs(jobs: usize) -> Options {
+        Options {
+            jobs: jobs.max(1),
+            ..Options::default()
+        }
+    }
 
-impl Handler for Ignore {
-    fn header(&mut self, _: &Header) -> Result<(), Abort> {
-        Ok(())
+    /// These options, naming the input `name` in reports and errors.
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Options {
+        self.name = Some(name.into());
+        self
     }
-    fn begin_game(&mut self, _: usize, _: &str, _: Position) -> Result<(), Abort> {
-        Ok(())
-    }
-    fn ply(&mut self, _: &Ply) -> Result<bool, Abort> {
-        Ok(false)
-    }
-    fn end_game(&mut self) -> Result<(), Abort> {
-        Ok(())
+
+    fn source(&self, path: &Path) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| path.display().to_string())
     }
 }
 
-/// Why a handler stops the walk.
-pub(crate) enum Abort {
-    /// Writing a report failed.
-    Output(io::Error),
-    /// Nothing more to learn from the rest of the file.
-    Done,
+// ---------------------------------------------------------------------------
+// Reading one value from its span
+// ---------------------------------------------------------------------------
+
+/// Spans up to this size are read whole and parsed from memory (faster);
+/// longer ones, such as a game of millions of plies, are streamed.
+const SLICE_MAX: u64 = 1 << 20;
+
+/// A deserialisation that can run on any JSON deserializer.
+trait SpanSeed {
+    type Value;
+    fn run<'de, D: de::Deserializer<'de>>(&mut self, d: D) -> Result<Self::Value, D::Error>;
 }
 
-/// What is done with the transcript as it is read.
-pub(crate) trait Handler {
-    fn header(&mut self, header: &Header) -> Result<(), Abort>;
-    fn begin_game(&mut self, index: usize, id: &str, start: Position) -> Result<(), Abort>;
-    /// Returns whether the game still wants plies.
-    fn ply(&mut self, ply: &Ply) -> Result<bool, Abort>;
-    fn end_game(&mut self) -> Result<(), Abort>;
+/// Plain `Deserialize` as a [`SpanSeed`].
+struct Typed<T>(std::marker::PhantomData<T>);
+
+impl<T: de::DeserializeOwned> SpanSeed for Typed<T> {
+    type Value = T;
+    fn run<'de, D: de::Deserializer<'de>>(&mut self, d: D) -> Result<T, D::Error> {
+        T::deserialize(d)
+    }
 }
 
-struct Walk<'h, H> {
-    handler: &'h mut H,
-    abort: Option<Abort>,
+fn typed<T>() -> Typed<T> {
+    Typed(std::marker::PhantomData)
 }
 
-impl<H: Handler> Walk<'_, H> {
-    fn call<T, E: de::Error>(&mut self, result: Result<T, Abort>) -> Result<T, E> {
-        result.map_err(|abort| {
-            self.abort = Some(abort);
-            E::custom("stopped")
+/// Reads values from their spans in one file.
+pub(crate) struct SpanReader {
+    file: File,
+    buf: Vec<u8>,
+    source: String,
+}
+
+impl SpanReader {
+    fn open(path: &Path, source: &str) -> Result<SpanReader, InputError> {
+        Ok(SpanReader {
+            file: File::open(path).map_err(|e| InputError::read(source, e))?,
+            buf: Vec::new(),
+            source: source.to_owned(),
         })
     }
+
+    /// Runs `seed` over the value at `span`; an error names its place in
+    /// the file and its JSON path below `prefix` (with `paths`; without,
+    /// the path is only `prefix`, which is faster).
+    fn parse<S: SpanSeed>(
+        &mut self,
+        span: &Span,
+        prefix: &str,
+        seed: &mut S,
+        paths: bool,
+    ) -> Result<S::Value, InputError> {
+        let read = |e| InputError::read(&self.source, e);
+        self.file.seek(SeekFrom::Start(span.start)).map_err(read)?;
+        let result = if span.len <= SLICE_MAX {
+            self.buf.resize(span.len as usize, 0);
+            self.file
+                .read_exact(&mut self.buf)
+                .map_err(|e| InputError::read(&self.source, e))?;
+            run_on(
+                &mut serde_json::Deserializer::from_slice(&self.buf),
+                seed,
+                paths,
+            )
+        } else {
+            let reader = guarded((&self.file).take(span.len));
+            run_on(
+                &mut serde_json::Deserializer::from_reader(reader),
+                seed,
+                paths,
+            )
+        };
+        result.map_err(|e| relocate(InputError::from_json(&self.source, e), prefix, span))
+    }
 }
 
-/// Walks a transcript from `reader`, calling `handler`.
-///
-/// With `paths`, errors carry their JSON path; that costs some speed, so a
-/// file is walked without, and walked again with paths only when it is bad
-/// (see [`Retrace`]).
-fn walk<H: Handler, R: Read>(
-    source: &str,
-    reader: Guarded<R>,
-    handler: &mut H,
+fn run_on<'de, R: serde_json::de::Read<'de>, S: SpanSeed>(
+    de: &mut serde_json::Deserializer<R>,
+    seed: &mut S,
     paths: bool,
-) -> Result<(), CheckError> {
-    let mut w = Walk {
-        handler,
-        abort: None,
-    };
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let top = if paths {
-        tracked(&mut de, TopSeed(&mut w))
+) -> Result<S::Value, serde_path_to_error::Error<serde_json::Error>> {
+    let bare = |e| serde_path_to_error::Error::new(serde_path_to_error::Track::new().path(), e);
+    let value = if paths {
+        let mut track = serde_path_to_error::Track::new();
+        seed.run(serde_path_to_error::Deserializer::new(&mut *de, &mut track))
+            .map_err(|e| serde_path_to_error::Error::new(track.path(), e))?
     } else {
-        TopSeed(&mut w).deserialize(&mut de).map_err(|e| {
-            serde_path_to_error::Error::new(serde_path_to_error::Track::new().path(), e)
-        })
+        seed.run(&mut *de).map_err(bare)?
     };
-    let result = top.and_then(|()| {
-        // Nothing but whitespace may follow the object.
-        de.end().map_err(|e| {
-            serde_path_to_error::Error::new(serde_path_to_error::Track::new().path(), e)
-        })
-    });
-    match (w.abort, result) {
-        (Some(Abort::Output(e)), _) => Err(CheckError::Output(e)),
-        (Some(Abort::Done), _) | (None, Ok(())) => Ok(()),
-        (None, Err(e)) => Err(CheckError::Input(InputError::from_json(source, e))),
+    // Nothing but the value lies in its span.
+    de.end().map_err(bare)?;
+    Ok(value)
+}
+
+/// An error found in a span, placed in the whole file.
+fn relocate(mut error: InputError, prefix: &str, span: &Span) -> InputError {
+    match &mut error.kind {
+        InputErrorKind::Json {
+            path, line, column, ..
+        } => {
+            *path = join(prefix, path);
+            if *line != 0 {
+                (*line, *column) = span.absolute(*line, *column);
+            }
+        }
+        InputErrorKind::TooLong { line, column, .. } => {
+            let (l, c) = span.absolute(*line as usize, *column as usize);
+            (*line, *column) = (l as u64, c as u64);
+        }
+        _ => {}
+    }
+    error
+}
+
+fn join(prefix: &str, path: &str) -> String {
+    match (prefix, path) {
+        ("" | ".", p) => p.to_owned(),
+        (p, ".") => p.to_owned(),
+        (p, rest) if rest.starts_with('[') => format!("{p}{rest}"),
+        (p, rest) => format!("{p}.{rest}"),
     }
 }
 
-#[derive(Deserialize)]
-#[serde(field_identifier, rename_all = "snake_case")]
+// ---------------------------------------------------------------------------
+// The top-level object: the header, and where each game lies
+// ---------------------------------------------------------------------------
+
+/// The transcript's header, once read.
+pub(crate) struct Header {
+    pub(crate) engine: Engine,
+    pub(crate) profile: Profile,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum TopField {
     Format,
     Version,
@@ -345,7 +401,15 @@ enum TopField {
 }
 
 impl TopField {
-    fn name(&self) -> &'static str {
+    const ALL: [TopField; 5] = [
+        TopField::Format,
+        TopField::Version,
+        TopField::Engine,
+        TopField::Profile,
+        TopField::Games,
+    ];
+
+    fn name(self) -> &'static str {
         match self {
             TopField::Format => "format",
             TopField::Version => "version",
@@ -356,92 +420,381 @@ impl TopField {
     }
 }
 
-struct TopSeed<'w, 'h, H>(&'w mut Walk<'h, H>);
-
-impl<'de, H: Handler> DeserializeSeed<'de> for TopSeed<'_, '_, H> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
+/// Where the top-level scan is.
+enum TopState {
+    /// Reading the header's members.
+    Members,
+    /// In `games`: `index` games found so far; `deferred` when the header
+    /// came after it, so the rest of the object was already read.
+    Games {
+        index: usize,
+        deferred: bool,
+    },
+    Done,
 }
 
-impl<'de, H: Handler> Visitor<'de> for TopSeed<'_, '_, H> {
-    type Value = ();
+/// The top-level object of a transcript file, scanned once: header fields
+/// are read as they come; `games`, if some header field is still to come
+/// (`profile` may follow it, as with sorted keys), is skipped and its
+/// games are found in a second scan from where it starts.
+struct Top {
+    source: String,
+    path: PathBuf,
+    scan: Scanner<File>,
+    values: SpanReader,
+    format: Option<TranscriptFormat>,
+    version: Option<Version>,
+    engine: Option<Engine>,
+    profile: Option<Profile>,
+    /// Where `games` starts, when it came before some header field.
+    games_at: Option<Mark>,
+    games_seen: bool,
+    state: TopState,
+}
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a kpe transcript: an object with format, version, engine, profile and games")
+const FILE_START: Mark = Mark {
+    offset: 0,
+    line: 1,
+    column: 1,
+};
+
+impl Top {
+    fn open(path: &Path, source: &str) -> Result<Top, InputError> {
+        // No token guard here: the scan keeps at most a key's first bytes,
+        // and a value's span is parsed whole only when it is short (no
+        // token in it can be too long), else through the guard.
+        let file = open(path, source)?.into_inner();
+        Ok(Top {
+            source: source.to_owned(),
+            path: path.to_owned(),
+            scan: Scanner::new(file, FILE_START),
+            values: SpanReader::open(path, source)?,
+            format: None,
+            version: None,
+            engine: None,
+            profile: None,
+            games_at: None,
+            games_seen: false,
+            state: TopState::Members,
+        })
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let walk = self.0;
-        let mut format: Option<TranscriptFormat> = None;
-        let mut version: Option<u32> = None;
-        let mut engine: Option<Engine> = None;
-        let mut profile: Option<Profile> = None;
-        let mut games_read = false;
-        while let Some(key) = map.next_key::<TopField>()? {
-            if games_read {
-                return Err(de::Error::custom(format!(
-                    "`{}` comes after `games`: every header field must come before `games`, \
-                     so that games can be checked as they are read (spec/TRANSCRIPT.md)",
-                    key.name()
-                )));
-            }
-            let duplicate = match key {
-                TopField::Format => format.replace(map.next_value()?).is_some(),
-                TopField::Version => version.replace(map.next_value_seed(VersionSeed)?).is_some(),
-                TopField::Engine => engine.replace(map.next_value()?).is_some(),
-                TopField::Profile => profile.replace(map.next_value()?).is_some(),
-                TopField::Games => {
-                    let missing = [
-                        ("format", format.is_none()),
-                        ("version", version.is_none()),
-                        ("engine", engine.is_none()),
-                    ];
-                    if let Some((name, _)) = missing.iter().find(|(_, m)| *m) {
-                        return Err(de::Error::custom(format!(
-                            "`games` comes before `{name}`: the header (format, version, engine, \
-                             and optionally profile) must come first, and `{name}` is required"
-                        )));
-                    }
-                    let header = Header {
-                        engine: engine.clone().expect("checked above"),
-                        profile: profile.unwrap_or_default(),
-                    };
-                    let r = walk.handler.header(&header);
-                    walk.call(r)?;
-                    map.next_value_seed(GamesSeed(&mut *walk))?;
-                    games_read = true;
-                    false
+    fn at(&self, path: &str, at: Mark, message: impl Into<String>) -> InputError {
+        InputError::at(
+            &self.source,
+            path,
+            at.line as usize,
+            at.column as usize,
+            message.into(),
+        )
+    }
+
+    fn scan_error(&mut self, path: &str, e: ScanError) -> InputError {
+        match e {
+            ScanError::Io(e) => InputError::from_io(&self.source, e),
+            ScanError::Syntax { at, message } => self.at(path, at, message),
+            ScanError::Invalid(span) => {
+                match self
+                    .values
+                    .parse(&span, path, &mut typed::<IgnoredAny>(), true)
+                {
+                    Err(e) => e,
+                    Ok(_) => self.at(path, self.scan.mark(), "mismatched bracket"),
                 }
-            };
-            if duplicate {
-                return Err(de::Error::duplicate_field(key.name()));
             }
         }
+    }
+
+    fn io(&self, e: io::Error) -> InputError {
+        InputError::from_io(&self.source, e)
+    }
+
+    fn complete(&self) -> bool {
+        self.format.is_some()
+            && self.version.is_some()
+            && self.engine.is_some()
+            && self.profile.is_some()
+    }
+
+    fn has_required(&self) -> bool {
+        self.format.is_some() && self.version.is_some() && self.engine.is_some()
+    }
+
+    /// Whether the file ends with `]` and `}` (and whitespace): then the
+    /// object's last value is an array, and the one array a transcript
+    /// holds is `games`, so no header field follows it (in a file that is
+    /// not a transcript, the scan finds what is wrong when it gets there).
+    /// This spares `profile`-less files a second scan.
+    fn games_end_the_file(&self) -> bool {
+        let tail = || -> io::Result<bool> {
+            let mut file = File::open(&self.path)?;
+            let len = file.seek(SeekFrom::End(0))?;
+            let back = len.min(4096);
+            file.seek(SeekFrom::Start(len - back))?;
+            let mut bytes = Vec::with_capacity(back as usize);
+            file.take(back).read_to_end(&mut bytes)?;
+            let mut rest = bytes
+                .iter()
+                .rev()
+                .filter(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+            Ok(rest.next() == Some(&b'}') && rest.next() == Some(&b']'))
+        };
+        tail().unwrap_or(false)
+    }
+
+    /// Reads the header: up to `games` if every header field came before
+    /// it, else the whole object.
+    fn header(&mut self) -> Result<Header, InputError> {
+        match self.scan.skip_ws().map_err(|e| self.io(e))? {
+            None => {
+                return Err(InputError {
+                    file: self.source.clone(),
+                    kind: InputErrorKind::Empty,
+                });
+            }
+            Some(b'{') => self.scan.bump(),
+            Some(_) => {
+                return Err(self.at(
+                    ".",
+                    self.scan.mark(),
+                    "expected a kpe transcript: a JSON object with format, version, engine, \
+                     profile and games",
+                ));
+            }
+        }
+        match self.members(false)? {
+            Found::Games => {}
+            Found::End => {
+                self.finish()?;
+                let Some(at) = self.games_at else {
+                    unreachable!("finish() refuses a transcript without games")
+                };
+                // Back to `games`, now that the header is known.
+                let mut file =
+                    File::open(&self.path).map_err(|e| InputError::read(&self.source, e))?;
+                file.seek(SeekFrom::Start(at.offset))
+                    .map_err(|e| self.io(e))?;
+                self.scan = Scanner::new(file, at);
+                self.open_games(true)?;
+            }
+        }
+        Ok(Header {
+            engine: self.engine.clone().expect("the header is complete"),
+            profile: self.profile.unwrap_or_default(),
+        })
+    }
+
+    /// At the value of `games`: checks it is an array and enters it.
+    fn open_games(&mut self, deferred: bool) -> Result<(), InputError> {
+        if self.scan.peek().map_err(|e| self.io(e))? != Some(b'[') {
+            let span = self.scan.value().map_err(|e| self.scan_error("games", e))?;
+            return Err(
+                match self.values.parse(&span, "games", &mut NotGames, true) {
+                    Err(e) => e,
+                    Ok(()) => unreachable!("only an array is games, and this is none"),
+                },
+            );
+        }
+        self.scan.bump();
+        self.state = TopState::Games { index: 0, deferred };
+        Ok(())
+    }
+
+    /// Reads members of the top-level object until `games` can be
+    /// streamed or the object ends. `after_value`: a member was just read.
+    fn members(&mut self, mut after_value: bool) -> Result<Found, InputError> {
+        loop {
+            let next = self.scan.skip_ws().map_err(|e| self.io(e))?;
+            if after_value {
+                match next {
+                    Some(b',') => self.scan.bump(),
+                    Some(b'}') => {
+                        self.scan.bump();
+                        return Ok(Found::End);
+                    }
+                    None => {
+                        return Err(self.at(".", self.scan.mark(), "EOF while parsing an object"));
+                    }
+                    Some(_) => {
+                        return Err(self.at(".", self.scan.mark(), "expected `,` or `}`"));
+                    }
+                }
+            } else if next == Some(b'}') {
+                self.scan.bump();
+                return Ok(Found::End);
+            }
+            // A key.
+            let key_at = self.scan.mark();
+            match self.scan.skip_ws().map_err(|e| self.io(e))? {
+                Some(b'"') => {}
+                None => return Err(self.at(".", key_at, "EOF while parsing an object")),
+                Some(_) => return Err(self.at(".", key_at, "key must be a string")),
+            }
+            let raw = self.scan.string(64).map_err(|e| self.io(e))?;
+            let key: String = serde_json::from_slice(&raw)
+                .unwrap_or_else(|_| String::from_utf8_lossy(&raw[1..]).into_owned());
+            let Some(field) = TopField::ALL.into_iter().find(|f| f.name() == key) else {
+                return Err(self.at(
+                    &key,
+                    self.scan.mark(),
+                    format!(
+                        "unknown field `{}`, expected one of `format`, `version`, `engine`, \
+                         `profile`, `games`",
+                        key.escape_debug()
+                    ),
+                ));
+            };
+            match self.scan.skip_ws().map_err(|e| self.io(e))? {
+                Some(b':') => self.scan.bump(),
+                None => return Err(self.at(".", self.scan.mark(), "EOF while parsing an object")),
+                Some(_) => return Err(self.at(".", self.scan.mark(), "expected `:`")),
+            }
+            self.scan.skip_ws().map_err(|e| self.io(e))?;
+            let name = field.name();
+            let duplicate = || format!("duplicate field `{name}`");
+            if field == TopField::Games {
+                if self.games_seen {
+                    return Err(self.at(".", key_at, duplicate()));
+                }
+                self.games_seen = true;
+                if self.complete() || (self.has_required() && self.games_end_the_file()) {
+                    self.open_games(false)?;
+                    return Ok(Found::Games);
+                }
+                // Some header field may follow: find it first.
+                self.games_at = Some(self.scan.mark());
+                self.scan.value().map_err(|e| self.scan_error(name, e))?;
+                after_value = true;
+                continue;
+            }
+            let span = self.scan.value().map_err(|e| self.scan_error(name, e))?;
+            let values = &mut self.values;
+            let duplicated = match field {
+                TopField::Format => self
+                    .format
+                    .replace(values.parse(&span, name, &mut typed(), true)?)
+                    .is_some(),
+                TopField::Version => self
+                    .version
+                    .replace(values.parse(&span, name, &mut typed(), true)?)
+                    .is_some(),
+                TopField::Engine => self
+                    .engine
+                    .replace(values.parse(&span, name, &mut typed(), true)?)
+                    .is_some(),
+                TopField::Profile => self
+                    .profile
+                    .replace(values.parse(&span, name, &mut typed(), true)?)
+                    .is_some(),
+                TopField::Games => unreachable!("handled above"),
+            };
+            if duplicated {
+                return Err(self.at(".", key_at, duplicate()));
+            }
+            after_value = true;
+        }
+    }
+
+    /// After the object's closing brace: nothing may follow, and the
+    /// required fields must all have come.
+    fn finish(&mut self) -> Result<(), InputError> {
+        if self.scan.skip_ws().map_err(|e| self.io(e))?.is_some() {
+            return Err(self.at(".", self.scan.mark(), "trailing characters"));
+        }
         for (name, missing) in [
-            ("format", format.is_none()),
-            ("version", version.is_none()),
-            ("engine", engine.is_none()),
-            ("games", !games_read),
+            ("format", self.format.is_none()),
+            ("version", self.version.is_none()),
+            ("engine", self.engine.is_none()),
+            ("games", !self.games_seen),
         ] {
             if missing {
-                return Err(de::Error::missing_field(name));
+                return Err(self.at(".", self.scan.mark(), format!("missing field `{name}`")));
             }
         }
         Ok(())
     }
+
+    /// The next game's index and span; `None` once every game has been
+    /// found and the rest of the file read.
+    fn next_game(&mut self) -> Result<Option<(usize, Span)>, InputError> {
+        let TopState::Games { index, deferred } = self.state else {
+            return Ok(None);
+        };
+        let eof = |top: &Top| top.at("games", top.scan.mark(), "EOF while parsing a list");
+        let mut next = self.scan.skip_ws().map_err(|e| self.io(e))?;
+        if index > 0 {
+            match next {
+                Some(b',') => {
+                    self.scan.bump();
+                    next = self.scan.skip_ws().map_err(|e| self.io(e))?;
+                    if next == Some(b']') {
+                        return Err(self.at("games", self.scan.mark(), "trailing comma"));
+                    }
+                }
+                Some(b']') => {}
+                None => return Err(eof(self)),
+                Some(_) => return Err(self.at("games", self.scan.mark(), "expected `,` or `]`")),
+            }
+        }
+        match next {
+            None => Err(eof(self)),
+            Some(b']') => {
+                self.scan.bump();
+                self.state = TopState::Done;
+                if !deferred {
+                    // The rest of the object: no header field can come now.
+                    match self.members(true)? {
+                        Found::End => self.finish()?,
+                        Found::Games => unreachable!("a second `games` is a duplicate"),
+                    }
+                }
+                Ok(None)
+            }
+            Some(_) => {
+                let path = format!("games[{index}]");
+                let span = self.scan.value().map_err(|e| self.scan_error(&path, e))?;
+                self.state = TopState::Games {
+                    index: index + 1,
+                    deferred,
+                };
+                Ok(Some((index, span)))
+            }
+        }
+    }
+}
+
+enum Found {
+    /// At the first game, the header known.
+    Games,
+    /// The object ended.
+    End,
+}
+
+/// Refuses any value as `games` but an array, in serde's words.
+struct NotGames;
+
+impl SpanSeed for NotGames {
+    type Value = ();
+    fn run<'de, D: de::Deserializer<'de>>(&mut self, d: D) -> Result<(), D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ();
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of games")
+            }
+        }
+        d.deserialize_seq(V)
+    }
 }
 
 /// The format version, which must be one this build reads.
-struct VersionSeed;
+struct Version;
 
-impl<'de> DeserializeSeed<'de> for VersionSeed {
-    type Value = u32;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Version, D::Error> {
         let v = u64::deserialize(d)?;
         if v == u64::from(VERSION) {
-            Ok(VERSION)
+            Ok(Version)
         } else {
             Err(de::Error::custom(format!(
                 "unsupported transcript version {v}: this kpe-check reads version {VERSION}"
@@ -450,34 +803,56 @@ impl<'de> DeserializeSeed<'de> for VersionSeed {
     }
 }
 
-struct GamesSeed<'w, 'h, H>(&'w mut Walk<'h, H>);
+// ---------------------------------------------------------------------------
+// One game, its fields in any order
+// ---------------------------------------------------------------------------
 
-impl<'de, H: Handler> DeserializeSeed<'de> for GamesSeed<'_, '_, H> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
+/// What is done with a game's plies as they are read.
+pub(crate) trait GameHandler {
+    /// A game begins (again, if its fields come in an order that needs a
+    /// second reading): forget any earlier start.
+    fn begin(&mut self, id: &str, start: Position);
+    /// Returns whether the game still wants plies.
+    fn ply(&mut self, ply: &Ply) -> bool;
+}
+
+/// A handler that only reads.
+struct NoGame;
+
+impl GameHandler for NoGame {
+    fn begin(&mut self, _: &str, _: Position) {}
+    fn ply(&mut self, _: &Ply) -> bool {
+        false
     }
 }
 
-impl<'de, H: Handler> Visitor<'de> for GamesSeed<'_, '_, H> {
-    type Value = ();
+/// Which reading of a game's span.
+enum Pass {
+    /// The first: plies are checked at once if `id` came before them
+    /// (and `start` too, or never).
+    First,
+    /// Again, `id` and `start` known: check the plies.
+    Second { id: String, start: Position },
+}
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of games")
-    }
+/// What the first reading found.
+struct GameRead {
+    id: String,
+    start: Position,
+    /// The plies still need checking (they came before `id`, or before
+    /// `start`, and were skipped or checked from the wrong start).
+    again: bool,
+}
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut index = 0;
-        while seq
-            .next_element_seed(GameSeed {
-                walk: &mut *self.0,
-                index,
-            })?
-            .is_some()
-        {
-            index += 1;
-        }
-        Ok(())
+struct GameRun<'h, H> {
+    handler: &'h mut H,
+    pass: Pass,
+}
+
+impl<H: GameHandler> SpanSeed for GameRun<'_, H> {
+    type Value = Option<GameRead>;
+    fn run<'de, D: de::Deserializer<'de>>(&mut self, d: D) -> Result<Option<GameRead>, D::Error> {
+        d.deserialize_map(self)
     }
 }
 
@@ -489,95 +864,86 @@ enum GameField {
     Plies,
 }
 
-impl GameField {
-    fn name(&self) -> &'static str {
-        match self {
-            GameField::Id => "id",
-            GameField::Start => "start",
-            GameField::Plies => "plies",
-        }
-    }
-}
-
-struct GameSeed<'w, 'h, H> {
-    walk: &'w mut Walk<'h, H>,
-    index: usize,
-}
-
-impl<'de, H: Handler> DeserializeSeed<'de> for GameSeed<'_, '_, H> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de, H: Handler> Visitor<'de> for GameSeed<'_, '_, H> {
-    type Value = ();
+impl<'de, H: GameHandler> Visitor<'de> for &mut GameRun<'_, H> {
+    type Value = Option<GameRead>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a game: an object with id, start (optional) and plies")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let walk = self.walk;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<GameRead>, A::Error> {
+        if let Pass::Second { id, start } = &self.pass {
+            // Everything was read once: only the plies are left to check.
+            while let Some(key) = map.next_key::<GameField>()? {
+                if let GameField::Plies = key {
+                    self.handler.begin(id, *start);
+                    map.next_value_seed(PliesSeed(&mut *self.handler))?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            return Ok(None);
+        }
         let mut id: Option<String> = None;
         let mut start: Option<Position> = None;
-        let mut plies_read = false;
+        let mut plies_seen = false;
+        let mut again = false;
         while let Some(key) = map.next_key::<GameField>()? {
-            if plies_read {
-                return Err(de::Error::custom(format!(
-                    "`{}` comes after `plies`: a game's `id` and `start` must come before its \
-                     `plies` (spec/TRANSCRIPT.md)",
-                    key.name()
-                )));
-            }
             let duplicate = match key {
-                GameField::Id => id.replace(map.next_value()?).is_some(),
-                GameField::Start => start.replace(map.next_value()?).is_some(),
+                GameField::Id => {
+                    again |= plies_seen;
+                    id.replace(map.next_value()?).is_some()
+                }
+                GameField::Start => {
+                    again |= plies_seen;
+                    start.replace(map.next_value()?).is_some()
+                }
                 GameField::Plies => {
-                    let Some(id) = &id else {
-                        return Err(de::Error::custom(
-                            "`plies` comes before `id`: a game's `id` (required) and `start` \
-                             must come before its `plies`",
-                        ));
-                    };
-                    let r = walk.handler.begin_game(
-                        self.index,
-                        id,
-                        start.unwrap_or_else(Position::initial),
-                    );
-                    walk.call(r)?;
-                    map.next_value_seed(PliesSeed(&mut *walk))?;
-                    let r = walk.handler.end_game();
-                    walk.call(r)?;
-                    plies_read = true;
-                    false
+                    if let Some(id) = &id {
+                        self.handler
+                            .begin(id, start.unwrap_or_else(Position::initial));
+                        map.next_value_seed(PliesSeed(&mut *self.handler))?;
+                    } else {
+                        // Checked once `id` is known, in a second reading.
+                        map.next_value_seed(PliesSeed(&mut NoGame))?;
+                        again = true;
+                    }
+                    std::mem::replace(&mut plies_seen, true)
                 }
             };
             if duplicate {
-                return Err(de::Error::duplicate_field(key.name()));
+                let name = match key {
+                    GameField::Id => "id",
+                    GameField::Start => "start",
+                    GameField::Plies => "plies",
+                };
+                return Err(de::Error::duplicate_field(name));
             }
         }
-        if id.is_none() {
+        let Some(id) = id else {
             return Err(de::Error::missing_field("id"));
-        }
-        if !plies_read {
+        };
+        if !plies_seen {
             return Err(de::Error::missing_field("plies"));
         }
-        Ok(())
+        Ok(Some(GameRead {
+            id,
+            start: start.unwrap_or_else(Position::initial),
+            again,
+        }))
     }
 }
 
-struct PliesSeed<'w, 'h, H>(&'w mut Walk<'h, H>);
+struct PliesSeed<'h, H>(&'h mut H);
 
-impl<'de, H: Handler> DeserializeSeed<'de> for PliesSeed<'_, '_, H> {
+impl<'de, H: GameHandler> DeserializeSeed<'de> for PliesSeed<'_, H> {
     type Value = ();
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de, H: Handler> Visitor<'de> for PliesSeed<'_, '_, H> {
+impl<'de, H: GameHandler> Visitor<'de> for PliesSeed<'_, H> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -585,12 +951,10 @@ impl<'de, H: Handler> Visitor<'de> for PliesSeed<'_, '_, H> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let walk = self.0;
         let mut wanted = true;
         while let Some(ply) = seq.next_element_seed(PlySeed)? {
             if wanted {
-                let r = walk.handler.ply(&ply);
-                wanted = walk.call(r)?;
+                wanted = self.0.ply(&ply);
             }
         }
         Ok(())
@@ -613,114 +977,359 @@ impl<'de> DeserializeSeed<'de> for PlySeed {
     }
 }
 
+/// Reads the game at `span`, giving its plies to `handler`; a game whose
+/// fields need it is read twice. An error is located with its JSON path
+/// by reading the game once more, with paths noted.
+fn run_game<H: GameHandler>(
+    reader: &mut SpanReader,
+    span: &Span,
+    index: usize,
+    handler: &mut H,
+) -> Result<(), InputError> {
+    let prefix = format!("games[{index}]");
+    let traced = |reader: &mut SpanReader, first: InputError| -> InputError {
+        let mut run = GameRun {
+            handler: &mut NoGame,
+            pass: Pass::First,
+        };
+        match reader.parse(span, &prefix, &mut run, true) {
+            Err(traced) => traced,
+            Ok(_) => first,
+        }
+    };
+    let mut run = GameRun {
+        handler: &mut *handler,
+        pass: Pass::First,
+    };
+    let read = match reader.parse(span, &prefix, &mut run, false) {
+        Ok(read) => read.expect("the first reading returns what it found"),
+        Err(e) => return Err(traced(reader, e)),
+    };
+    if read.again {
+        let mut run = GameRun {
+            handler,
+            pass: Pass::Second {
+                id: read.id,
+                start: read.start,
+            },
+        };
+        reader.parse(span, &prefix, &mut run, true)?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Running the games, in one thread or many
+// ---------------------------------------------------------------------------
+
+/// A thread's own means to read and check games.
+pub(crate) struct Worker {
+    reader: SpanReader,
+    memo: ReportRules,
+}
+
+impl Worker {
+    fn open(path: &Path, source: &str) -> Result<Worker, InputError> {
+        Ok(Worker {
+            reader: SpanReader::open(path, source)?,
+            memo: ReportRules::new(),
+        })
+    }
+}
+
+/// What is checked in each game, on any thread.
+trait Mode: Sync {
+    type Outcome: Send;
+    fn game(
+        &self,
+        worker: &mut Worker,
+        index: usize,
+        span: &Span,
+    ) -> Result<Self::Outcome, InputError>;
+}
+
+/// What is done with the header and the games' outcomes, in file order,
+/// on the calling thread.
+trait Consumer {
+    type Mode: Mode;
+    fn header(&mut self, header: Header) -> Result<Self::Mode, Abort>;
+    fn game(
+        &mut self,
+        mode: &Self::Mode,
+        outcome: <Self::Mode as Mode>::Outcome,
+    ) -> Result<(), Abort>;
+}
+
+/// Why a consumer stops the run.
+pub(crate) enum Abort {
+    /// Writing a report failed.
+    Output(io::Error),
+    /// Nothing more to learn from the rest of the file.
+    Done,
+}
+
+impl Abort {
+    fn into_result(self) -> Result<(), CheckError> {
+        match self {
+            Abort::Output(e) => Err(CheckError::Output(e)),
+            Abort::Done => Ok(()),
+        }
+    }
+}
+
+/// Reads the transcript at `path`, checking its games with `jobs` threads
+/// and giving the outcomes to `consumer` in the file's order.
+fn drive<C: Consumer>(
+    path: &Path,
+    source: &str,
+    jobs: usize,
+    consumer: &mut C,
+) -> Result<(), CheckError> {
+    let mut top = Top::open(path, source)?;
+    let header = top.header()?;
+    let mode = match consumer.header(header) {
+        Ok(mode) => mode,
+        Err(abort) => return abort.into_result(),
+    };
+    if jobs <= 1 {
+        let mut worker = Worker::open(path, source)?;
+        while let Some((index, span)) = top.next_game()? {
+            let outcome = mode.game(&mut worker, index, &span)?;
+            if let Err(abort) = consumer.game(&mode, outcome) {
+                return abort.into_result();
+            }
+        }
+        return Ok(());
+    }
+    let workers = (0..jobs)
+        .map(|_| Worker::open(path, source))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mode = &mode;
+    let (job_tx, job_rx) = mpsc::sync_channel::<(usize, Span)>(jobs);
+    let job_rx = Mutex::new(job_rx);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let (result_tx, result_rx) = mpsc::channel();
+        for mut worker in workers {
+            let (job_rx, result_tx, stop) = (&job_rx, result_tx.clone(), &stop);
+            s.spawn(move || {
+                loop {
+                    let job = job_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((index, span))) = job else { break };
+                    if stop.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    // A panic (a bug) goes to the calling thread, which
+                    // would otherwise wait for this game for ever.
+                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        mode.game(&mut worker, index, &span)
+                    }));
+                    if outcome.is_err() {
+                        // Skip the rest, so the job channel never fills.
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    if result_tx.send((index, outcome)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(result_tx);
+        // Games handed out at most this far ahead of the one reported
+        // next: memory stays a few games per thread.
+        let window = jobs * 4;
+        let (mut sent, mut next) = (0, 0);
+        let mut scanned = false;
+        let mut scan_error = None;
+        let mut waiting = BTreeMap::new();
+        let result = 'run: loop {
+            while !scanned && sent < next + window {
+                match top.next_game() {
+                    Ok(Some(job)) => {
+                        job_tx
+                            .send(job)
+                            .expect("the workers run until the jobs end");
+                        sent += 1;
+                    }
+                    Ok(None) => scanned = true,
+                    Err(e) => {
+                        scan_error = Some(e);
+                        scanned = true;
+                    }
+                }
+            }
+            if next == sent {
+                break scan_error.map_or(Ok(()), |e| Err(CheckError::Input(e)));
+            }
+            let (index, outcome) = result_rx
+                .recv()
+                .expect("a worker answers every game it takes");
+            let outcome = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            waiting.insert(index, outcome);
+            while let Some(outcome) = waiting.remove(&next) {
+                next += 1;
+                let outcome = match outcome {
+                    Ok(outcome) => outcome,
+                    Err(e) => break 'run Err(CheckError::Input(e)),
+                };
+                if let Err(abort) = consumer.game(mode, outcome) {
+                    break 'run abort.into_result();
+                }
+            }
+        };
+        stop.store(true, Ordering::Relaxed);
+        drop(job_tx);
+        result
+    })
+}
+
 // ---------------------------------------------------------------------------
 // The main pass: check under the claimed profile and report
 // ---------------------------------------------------------------------------
 
-struct Current {
-    index: usize,
+struct MainMode {
+    source: String,
+    engine: Engine,
+    profile: Profile,
+}
+
+struct MainGame<'a> {
+    mode: &'a MainMode,
+    memo: &'a mut ReportRules,
     id: String,
     check: GameCheck,
     plies: u64,
-    divergence: Option<super::report::Divergence>,
-    started: std::time::Instant,
+    divergence: Option<Divergence>,
+    rules: RuleSet,
+}
+
+impl GameHandler for MainGame<'_> {
+    fn begin(&mut self, id: &str, start: Position) {
+        self.id = id.to_owned();
+        self.check = GameCheck::new(start, self.mode.profile);
+        self.plies = 0;
+        self.divergence = None;
+        self.rules = RuleSet::new();
+    }
+
+    fn ply(&mut self, ply: &Ply) -> bool {
+        self.plies += 1;
+        match self.check.step(ply) {
+            Ok(report) => {
+                self.rules.extend(self.memo.of(&report));
+                true
+            }
+            Err(mismatch) => {
+                let ctx = Context {
+                    source: &self.mode.source,
+                    engine: Some(&self.mode.engine),
+                    unit: &self.id,
+                    ply: self.plies,
+                };
+                self.divergence = Some(diagnose(&self.check, ply, mismatch, &ctx));
+                false
+            }
+        }
+    }
+}
+
+impl Mode for MainMode {
+    type Outcome = (UnitResult, RuleSet);
+
+    fn game(
+        &self,
+        worker: &mut Worker,
+        index: usize,
+        span: &Span,
+    ) -> Result<(UnitResult, RuleSet), InputError> {
+        let mut game = MainGame {
+            mode: self,
+            memo: &mut worker.memo,
+            id: String::new(),
+            check: GameCheck::new(Position::initial(), self.profile),
+            plies: 0,
+            divergence: None,
+            rules: RuleSet::new(),
+        };
+        let started = std::time::Instant::now();
+        run_game(&mut worker.reader, span, index, &mut game)?;
+        let location = Some(format!("games[{index}]"));
+        let mut unit = match game.divergence {
+            None => UnitResult::conforming("game", game.id, location, game.plies),
+            Some(d) => UnitResult::diverging("game", game.id, location, game.plies, d),
+        };
+        unit.time = started.elapsed().as_secs_f64();
+        Ok((unit, game.rules))
+    }
 }
 
 struct MainPass<'a> {
     source: &'a str,
     sink: &'a mut dyn Sink,
     summary: Summary,
-    memo: ReportRules,
-    header: Option<Header>,
-    game: Option<Current>,
+    profile: Profile,
 }
 
-impl Handler for MainPass<'_> {
-    fn header(&mut self, header: &Header) -> Result<(), Abort> {
+impl Consumer for MainPass<'_> {
+    type Mode = MainMode;
+
+    fn header(&mut self, header: Header) -> Result<MainMode, Abort> {
         let mut run = Run::new(self.source, RunKind::Transcript, header.profile);
         run.engine = Some(header.engine.clone());
-        self.header = Some(Header {
-            engine: header.engine.clone(),
+        self.profile = header.profile;
+        self.sink.begin(&run).map_err(Abort::Output)?;
+        Ok(MainMode {
+            source: self.source.to_owned(),
+            engine: header.engine,
             profile: header.profile,
-        });
-        self.sink.begin(&run).map_err(Abort::Output)
+        })
     }
 
-    fn begin_game(&mut self, index: usize, id: &str, start: Position) -> Result<(), Abort> {
-        let profile = self.header.as_ref().map(|h| h.profile).unwrap_or_default();
-        self.game = Some(Current {
-            index,
-            id: id.to_owned(),
-            check: GameCheck::new(start, profile),
-            plies: 0,
-            divergence: None,
-            started: std::time::Instant::now(),
-        });
-        Ok(())
-    }
-
-    fn ply(&mut self, ply: &Ply) -> Result<bool, Abort> {
-        let game = self.game.as_mut().expect("plies come inside a game");
-        game.plies += 1;
-        match game.check.step(ply) {
-            Ok(report) => {
-                self.summary.rules.extend(self.memo.of(&report));
-                Ok(true)
-            }
-            Err(mismatch) => {
-                let ctx = Context {
-                    source: self.source,
-                    engine: self.header.as_ref().map(|h| &h.engine),
-                    unit: &game.id,
-                    ply: game.plies,
-                };
-                game.divergence = Some(diagnose(&game.check, ply, mismatch, &ctx));
-                Ok(false)
-            }
-        }
-    }
-
-    fn end_game(&mut self) -> Result<(), Abort> {
-        let game = self.game.take().expect("a game ends after it begins");
-        let location = Some(format!("games[{}]", game.index));
-        let mut unit = match game.divergence {
-            None => UnitResult::conforming("game", game.id, location, game.plies),
-            Some(d) => UnitResult::diverging("game", game.id, location, game.plies, d),
-        };
-        unit.time = game.started.elapsed().as_secs_f64();
+    fn game(&mut self, _: &MainMode, (unit, rules): (UnitResult, RuleSet)) -> Result<(), Abort> {
+        self.summary.rules.extend(rules);
         self.summary.add(&unit);
         self.sink.unit(&unit).map_err(Abort::Output)
     }
 }
 
-fn main_pass<R: Read>(
+fn main_pass(
+    path: &Path,
     source: &str,
-    reader: Guarded<R>,
-    retrace: &Retrace<'_>,
+    jobs: usize,
     sink: &mut dyn Sink,
 ) -> Result<(Summary, Profile), CheckError> {
     let mut pass = MainPass {
         source,
         sink,
         summary: Summary::default(),
-        memo: ReportRules::new(),
-        header: None,
-        game: None,
+        profile: Profile::default(),
     };
-    let result = retrace.walk(source, reader, &mut pass);
+    let result = drive(path, source, jobs, &mut pass);
     if let Err(CheckError::Input(e)) = &result {
         // Close the reports cleanly; the input error is what matters.
         let _ = pass.sink.fail(e);
     }
     result?;
-    let profile = pass.header.map(|h| h.profile).unwrap_or_default();
-    Ok((pass.summary, profile))
+    Ok((pass.summary, pass.profile))
 }
 
-/// Checks the transcript read from `reader`, sending each game's result to
-/// `sink` as soon as it is known, and returns the summary. A reader cannot
-/// be read twice, so the reading is not named (see
-/// [`check_transcript_file`]).
+/// Copies `reader` into a temporary file, so that it can be read more than
+/// once (as checking a transcript whose fields come in any order, and
+/// naming the reading, need).
+///
+/// # Errors
+///
+/// When `reader` or the temporary file fails.
+pub fn spool(mut reader: impl Read) -> io::Result<tempfile::NamedTempFile> {
+    let mut file = tempfile::NamedTempFile::new()?;
+    io::copy(&mut reader, file.as_file_mut())?;
+    file.as_file_mut().flush()?;
+    Ok(file)
+}
+
+/// Checks the transcript read from `reader` (e.g. standard input) like
+/// [`check_transcript_file`]: it is first copied to a temporary file
+/// ([`spool`]); `source` names it in reports and errors.
 ///
 /// # Errors
 ///
@@ -731,31 +1340,46 @@ pub fn check_transcript_reader(
     reader: impl Read,
     sink: &mut dyn Sink,
 ) -> Result<Summary, CheckError> {
-    let (summary, _) = main_pass(source, guarded(reader), &Retrace::No, sink)?;
-    sink.finish(&summary).map_err(CheckError::Output)?;
-    Ok(summary)
+    let file = match spool(reader) {
+        Ok(file) => file,
+        Err(e) => {
+            let e = InputError::read(source, e);
+            let _ = sink.fail(&e);
+            return Err(e.into());
+        }
+    };
+    check_transcript_file_with(file.path(), &Options::default().named(source), sink)
 }
 
 /// Checks the transcript at `path`: every game under the claimed profile,
 /// each result sent to `sink` as soon as it is known; then, if some game
 /// diverged, reads the file again to find the profiles under which every
-/// game conforms ([`name_reading`]).
+/// game conforms ([`name_reading`]). Games are checked by as many threads
+/// as there are cores ([`Options::default`]).
 ///
 /// # Errors
 ///
-/// As [`check_transcript_reader`].
+/// [`CheckError::Input`] for bad input (after telling `sink`), and
+/// [`CheckError::Output`] when `sink` fails.
 pub fn check_transcript_file(path: &Path, sink: &mut dyn Sink) -> Result<Summary, CheckError> {
-    let source = path.display().to_string();
-    let reader = match open(path) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = sink.fail(&e);
-            return Err(e.into());
-        }
-    };
-    let (mut summary, profile) = main_pass(&source, reader, &Retrace::File(path), sink)?;
+    check_transcript_file_with(path, &Options::default(), sink)
+}
+
+/// [`check_transcript_file`] with [`Options`]: how many games at once,
+/// and the input's name.
+///
+/// # Errors
+///
+/// As [`check_transcript_file`].
+pub fn check_transcript_file_with(
+    path: &Path,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<Summary, CheckError> {
+    let source = options.source(path);
+    let (mut summary, profile) = main_pass(path, &source, options.jobs, sink)?;
     if summary.diverging > 0 {
-        let mut file = TranscriptFile::new(path);
+        let mut file = TranscriptFile::with_options(path, options);
         match name_reading(profile, &mut file) {
             Ok(reading) => summary.reading = Some(reading),
             Err(CheckError::Input(e)) => {
@@ -778,14 +1402,22 @@ pub fn check_transcript_file(path: &Path, sink: &mut dyn Sink) -> Result<Summary
 #[derive(Clone, Debug)]
 pub struct TranscriptFile {
     path: PathBuf,
+    options: Options,
 }
 
 impl TranscriptFile {
-    /// The transcript at `path`.
+    /// The transcript at `path`, read with the default [`Options`].
     #[must_use]
     pub fn new(path: &Path) -> TranscriptFile {
+        TranscriptFile::with_options(path, &Options::default())
+    }
+
+    /// The transcript at `path`, read with `options`.
+    #[must_use]
+    pub fn with_options(path: &Path, options: &Options) -> TranscriptFile {
         TranscriptFile {
             path: path.to_owned(),
+            options: options.clone(),
         }
     }
 }
@@ -801,10 +1433,9 @@ impl Recheck for TranscriptFile {
         let mut pass = ReadingPass {
             profiles: profiles.to_vec(),
             ok: vec![true; profiles.len()],
-            games: vec![None; profiles.len()],
         };
-        let source = self.path.display().to_string();
-        Retrace::File(&self.path).walk(&source, open(&self.path)?, &mut pass)?;
+        let source = self.options.source(&self.path);
+        drive(&self.path, &source, self.options.jobs, &mut pass)?;
         Ok(pass.ok)
     }
 }
@@ -812,22 +1443,30 @@ impl Recheck for TranscriptFile {
 struct ReadingPass {
     profiles: Vec<Profile>,
     ok: Vec<bool>,
+}
+
+struct ReadingMode {
+    profiles: Vec<Profile>,
+    /// The profiles no game has refuted yet (as far as the reports go).
+    alive: Vec<AtomicBool>,
+}
+
+struct ReadingGame<'a> {
+    profiles: &'a [Profile],
+    alive: Vec<bool>,
+    ok: Vec<bool>,
     games: Vec<Option<GameCheck>>,
 }
 
-impl Handler for ReadingPass {
-    fn header(&mut self, _: &Header) -> Result<(), Abort> {
-        Ok(())
+impl GameHandler for ReadingGame<'_> {
+    fn begin(&mut self, _: &str, start: Position) {
+        self.ok = vec![true; self.profiles.len()];
+        self.games = (0..self.profiles.len())
+            .map(|k| self.alive[k].then(|| GameCheck::new(start, self.profiles[k])))
+            .collect();
     }
 
-    fn begin_game(&mut self, _: usize, _: &str, start: Position) -> Result<(), Abort> {
-        for (k, game) in self.games.iter_mut().enumerate() {
-            *game = self.ok[k].then(|| GameCheck::new(start, self.profiles[k]));
-        }
-        Ok(())
-    }
-
-    fn ply(&mut self, ply: &Ply) -> Result<bool, Abort> {
+    fn ply(&mut self, ply: &Ply) -> bool {
         let mut wanted = false;
         for (k, slot) in self.games.iter_mut().enumerate() {
             if let Some(game) = slot {
@@ -839,13 +1478,54 @@ impl Handler for ReadingPass {
                 }
             }
         }
+        wanted
+    }
+}
+
+impl Mode for ReadingMode {
+    type Outcome = Vec<bool>;
+
+    fn game(
+        &self,
+        worker: &mut Worker,
+        index: usize,
+        span: &Span,
+    ) -> Result<Vec<bool>, InputError> {
+        let mut game = ReadingGame {
+            profiles: &self.profiles,
+            alive: self
+                .alive
+                .iter()
+                .map(|a| a.load(Ordering::Relaxed))
+                .collect(),
+            ok: vec![true; self.profiles.len()],
+            games: Vec::new(),
+        };
+        run_game(&mut worker.reader, span, index, &mut game)?;
+        Ok(game.ok)
+    }
+}
+
+impl Consumer for ReadingPass {
+    type Mode = ReadingMode;
+
+    fn header(&mut self, _: Header) -> Result<ReadingMode, Abort> {
+        Ok(ReadingMode {
+            profiles: self.profiles.clone(),
+            alive: self.ok.iter().map(|&ok| AtomicBool::new(ok)).collect(),
+        })
+    }
+
+    fn game(&mut self, mode: &ReadingMode, ok: Vec<bool>) -> Result<(), Abort> {
+        for (k, ok) in ok.into_iter().enumerate() {
+            if !ok {
+                self.ok[k] = false;
+                mode.alive[k].store(false, Ordering::Relaxed);
+            }
+        }
         if !self.ok.contains(&true) {
             return Err(Abort::Done);
         }
-        Ok(wanted)
-    }
-
-    fn end_game(&mut self) -> Result<(), Abort> {
         Ok(())
     }
 }

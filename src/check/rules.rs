@@ -228,13 +228,13 @@ impl schemars::JsonSchema for RuleSet {
 /// million vectors.
 #[derive(Clone)]
 pub(crate) struct ReportRules {
-    known: Box<[Option<RuleSet>; 1024]>,
+    known: Box<[Option<RuleSet>; 2048]>,
 }
 
 impl ReportRules {
     pub(crate) fn new() -> ReportRules {
         ReportRules {
-            known: Box::new([None; 1024]),
+            known: Box::new([None; 2048]),
         }
     }
 
@@ -245,7 +245,7 @@ impl ReportRules {
     }
 }
 
-/// Everything [`Report::rules`] looks at, packed into 10 bits.
+/// Everything [`Report::rules`] looks at, packed into 11 bits.
 fn signature(report: &Report) -> usize {
     let feeding = match report.feeding {
         None => 0,
@@ -270,6 +270,7 @@ fn signature(report: &Report) -> usize {
         | usize::from(report.capture_locked) << 4
         | captures << 5
         | end << 7
+        | usize::from(report.chain_reached_row_end()) << 10
 }
 
 #[cfg(test)]

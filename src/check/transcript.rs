@@ -19,14 +19,15 @@ pub const VERSION: u32 = 1;
 /// A whole transcript: the header and every game.
 ///
 /// `kpe-check` does not read a transcript into this type (that would hold
-/// every game in memory); it streams the same fields one game at a time.
+/// every game in memory); it streams the same fields one game at a time,
+/// in whatever order they come.
 /// The type is the format's definition: the JSON Schema is generated from
 /// it, and engines written in Rust can serialise it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(
     title = "kpe transcript",
-    description = "Games an engine played, with what the engine claimed at every ply (spec/TRANSCRIPT.md). `games` must come after every other header field."
+    description = "Games an engine played, with what the engine claimed at every ply (spec/TRANSCRIPT.md). Fields may come in any order."
 )]
 pub struct Transcript {
     /// Always `kpe-transcript`.
@@ -83,8 +84,7 @@ pub struct TranscriptGame {
     )]
     #[schemars(with = "Position")]
     pub start: Option<Position>,
-    /// The plies in the order they were played. `plies` must come after
-    /// `id` and `start`.
+    /// The plies in the order they were played.
     pub plies: Vec<Ply>,
 }
 
@@ -107,7 +107,7 @@ pub struct Ply {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "fast::pits"
     )]
-    #[schemars(with = "Vec<Pit>")]
+    #[schemars(with = "Vec<Pit>", length(max = 8))]
     pub legal: Option<Vec<Pit>>,
     /// The pits the move captured and how many stones each held, in any
     /// order; `[]` for no capture.
@@ -116,7 +116,7 @@ pub struct Ply {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "fast::captures"
     )]
-    #[schemars(with = "Vec<Capture>")]
+    #[schemars(with = "Vec<Capture>", length(max = 8))]
     pub captures: Option<Vec<Capture>>,
     /// Whether the game is over after the move.
     #[serde(
@@ -309,7 +309,7 @@ mod fast {
     use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
     use super::Notation;
-    use crate::board::{Pit, Player};
+    use crate::board::{PITS, Pit, Player};
     use crate::report::Capture;
 
     /// The canonical notation, read without allocating; `None` for
@@ -398,6 +398,18 @@ mod fast {
         PitName::deserialize(d).map(|p| p.0)
     }
 
+    /// The longest list of pits a ply can name: the board's 8 pits. A ply
+    /// has at most 4 legal moves and captures at most 4 pits, so a longer
+    /// list repeats a pit; reading stops there, whatever the list's length.
+    pub(crate) const MAX_LISTED: usize = PITS;
+
+    fn too_many<E: de::Error>(what: &str) -> E {
+        E::custom(format_args!(
+            "more than {MAX_LISTED} {what}: a ply has at most 4 legal moves and captures at \
+             most 4 pits, and the board has {MAX_LISTED} pits"
+        ))
+    }
+
     pub(super) fn pits<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Pit>>, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
@@ -408,6 +420,9 @@ mod fast {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Pit>, A::Error> {
                 let mut pits = Vec::with_capacity(4);
                 while let Some(PitName(p)) = seq.next_element()? {
+                    if pits.len() == MAX_LISTED {
+                        return Err(too_many("legal moves"));
+                    }
                     pits.push(p);
                 }
                 Ok(pits)
@@ -427,15 +442,27 @@ mod fast {
     pub(super) fn captures<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<Option<Vec<Capture>>, D::Error> {
-        let list = Vec::<CaptureIn>::deserialize(d)?;
-        Ok(Some(
-            list.into_iter()
-                .map(|c| Capture {
-                    pit: c.pit.0,
-                    stones: c.stones,
-                })
-                .collect(),
-        ))
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Vec<Capture>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of captures")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Capture>, A::Error> {
+                let mut captures = Vec::with_capacity(4);
+                while let Some(c) = seq.next_element::<CaptureIn>()? {
+                    if captures.len() == MAX_LISTED {
+                        return Err(too_many("captures"));
+                    }
+                    captures.push(Capture {
+                        pit: c.pit.0,
+                        stones: c.stones,
+                    });
+                }
+                Ok(captures)
+            }
+        }
+        d.deserialize_seq(V).map(Some)
     }
 }
 

@@ -1,0 +1,417 @@
+//! Finding where each game of a transcript starts and ends, without parsing
+//! it: a structural scan (strings, escapes, brackets) of the top-level
+//! object and of the `games` array, much cheaper than the JSON parse each
+//! game then gets on its own. The spans let games be parsed in any order of
+//! their fields (a span can be read twice) and by several threads at once.
+//!
+//! The scanner checks the JSON between the values it skips (keys, colons,
+//! commas, the brackets of the top-level object and of `games`); each value
+//! is checked by the JSON parser when it is read from its span, so the
+//! errors are serde_json's, at the right line and column.
+
+use std::io::{self, Read};
+
+/// Where a JSON value lies in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    /// Byte offset of its first byte.
+    pub(crate) start: u64,
+    /// Its length in bytes.
+    pub(crate) len: u64,
+    /// 1-based line of its first byte.
+    pub(crate) line: u64,
+    /// 1-based column (in bytes) of its first byte.
+    pub(crate) column: u64,
+}
+
+impl Span {
+    /// A line and column found by a parser that started at this span's
+    /// first byte, made absolute.
+    pub(crate) fn absolute(&self, line: usize, column: usize) -> (usize, usize) {
+        let (line, column) = (line as u64, column as u64);
+        if line <= 1 {
+            (
+                self.line as usize,
+                (self.column + column).saturating_sub(1) as usize,
+            )
+        } else {
+            ((self.line + line - 1) as usize, column as usize)
+        }
+    }
+}
+
+/// A place in the file: offset, line and column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mark {
+    pub(crate) offset: u64,
+    pub(crate) line: u64,
+    pub(crate) column: u64,
+}
+
+/// Why the scan stopped.
+#[derive(Debug)]
+pub(crate) enum ScanError {
+    /// Reading failed (or the token guard refused a token).
+    Io(io::Error),
+    /// The value at this span (up to its first wrong bracket) is
+    /// malformed: the JSON parser, run over it, says how and where.
+    Invalid(Span),
+    /// The JSON between values is malformed.
+    Syntax {
+        /// Where.
+        at: Mark,
+        /// What was expected, in serde_json's words.
+        message: String,
+    },
+}
+
+impl From<io::Error> for ScanError {
+    fn from(e: io::Error) -> ScanError {
+        ScanError::Io(e)
+    }
+}
+
+/// A buffered byte reader that knows its offset, line and column.
+pub(crate) struct Scanner<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    pos: usize,
+    len: usize,
+    at: Mark,
+}
+
+const BUF: usize = 64 * 1024;
+
+impl<R: Read> Scanner<R> {
+    /// A scanner over `inner`, whose first byte is at `at`.
+    pub(crate) fn new(inner: R, at: Mark) -> Scanner<R> {
+        Scanner {
+            inner,
+            buf: vec![0; BUF].into_boxed_slice(),
+            pos: 0,
+            len: 0,
+            at,
+        }
+    }
+
+    /// Where the next byte is.
+    pub(crate) fn mark(&self) -> Mark {
+        self.at
+    }
+
+    /// A syntax error at the next byte.
+    pub(crate) fn error(&self, message: impl Into<String>) -> ScanError {
+        ScanError::Syntax {
+            at: self.at,
+            message: message.into(),
+        }
+    }
+
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.pos < self.len {
+            return Ok(true);
+        }
+        self.len = loop {
+            match self.inner.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        self.pos = 0;
+        Ok(self.len > 0)
+    }
+
+    /// The next byte, not consumed; `None` at the end.
+    pub(crate) fn peek(&mut self) -> io::Result<Option<u8>> {
+        Ok(if self.fill()? {
+            Some(self.buf[self.pos])
+        } else {
+            None
+        })
+    }
+
+    /// Consumes the byte [`Self::peek`] returned.
+    pub(crate) fn bump(&mut self) {
+        let b = self.buf[self.pos];
+        self.pos += 1;
+        self.at.offset += 1;
+        if b == b'\n' {
+            self.at.line += 1;
+            self.at.column = 1;
+        } else {
+            self.at.column += 1;
+        }
+    }
+
+    /// Skips whitespace; returns the next byte, not consumed.
+    pub(crate) fn skip_ws(&mut self) -> io::Result<Option<u8>> {
+        while let Some(b) = self.peek()? {
+            if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                self.bump();
+            } else {
+                return Ok(Some(b));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Consumes bytes `buf[pos..pos + n]`, none of them a newline unless
+    /// `newlines`.
+    fn consume(&mut self, n: usize) {
+        let bytes = &self.buf[self.pos..self.pos + n];
+        match memchr::memrchr(b'\n', bytes) {
+            None => self.at.column += n as u64,
+            Some(last) => {
+                self.at.line += memchr::memchr_iter(b'\n', bytes).count() as u64;
+                self.at.column = (n - last) as u64;
+            }
+        }
+        self.pos += n;
+        self.at.offset += n as u64;
+    }
+
+    /// Reads a string token (at its opening quote) and returns its raw
+    /// bytes, quotes included, keeping at most `keep` of them (the rest is
+    /// skipped).
+    pub(crate) fn string(&mut self, keep: usize) -> io::Result<Vec<u8>> {
+        let mut raw = Vec::new();
+        self.string_into(&mut raw, keep)?;
+        Ok(raw)
+    }
+
+    fn string_into(&mut self, raw: &mut Vec<u8>, keep: usize) -> io::Result<()> {
+        // The opening quote.
+        if self.peek()?.is_none() {
+            return Ok(());
+        }
+        raw.push(b'"');
+        self.bump();
+        let mut escaped = false;
+        while self.fill()? {
+            let rest = &self.buf[self.pos..self.len];
+            if escaped {
+                escaped = false;
+                if raw.len() < keep {
+                    raw.push(rest[0]);
+                }
+                self.consume(1);
+                continue;
+            }
+            let Some(k) = memchr::memchr2(b'"', b'\\', rest) else {
+                let n = rest.len();
+                let room = keep.saturating_sub(raw.len()).min(n);
+                raw.extend_from_slice(&rest[..room]);
+                self.consume(n);
+                continue;
+            };
+            let room = keep.saturating_sub(raw.len()).min(k + 1);
+            raw.extend_from_slice(&rest[..room]);
+            let quote = rest[k] == b'"';
+            self.consume(k + 1);
+            if quote {
+                return Ok(());
+            }
+            escaped = true;
+        }
+        // Unterminated: the parser of the value says so, where.
+        Ok(())
+    }
+
+    /// Skips one JSON value, checking only its structure (the brackets
+    /// balance, strings end), and returns where it lies. Its contents are
+    /// for the JSON parser to check.
+    ///
+    /// # Errors
+    ///
+    /// A syntax error when no value starts here.
+    pub(crate) fn value(&mut self) -> Result<Span, ScanError> {
+        let start = self.at;
+        let Some(first) = self.peek()? else {
+            return Err(self.error("EOF while parsing a value"));
+        };
+        match first {
+            b'"' => {
+                let mut sink = Vec::new();
+                self.string_into(&mut sink, 0)?;
+            }
+            b'{' | b'[' => {
+                if !self.compound()? {
+                    return Err(ScanError::Invalid(Span {
+                        start: start.offset,
+                        len: self.at.offset - start.offset,
+                        line: start.line,
+                        column: start.column,
+                    }));
+                }
+            }
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                // A scalar: up to the next delimiter.
+                while let Some(b) = self.peek()? {
+                    if matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                        break;
+                    }
+                    self.bump();
+                }
+            }
+            _ => return Err(self.error("expected value")),
+        }
+        Ok(Span {
+            start: start.offset,
+            len: self.at.offset - start.offset,
+            line: start.line,
+            column: start.column,
+        })
+    }
+
+    /// Skips an object or array, at its opening bracket; returns false,
+    /// just past it, at a closing bracket that does not match.
+    fn compound(&mut self) -> io::Result<bool> {
+        // The closing brackets expected, innermost last.
+        let mut open: Vec<u8> = Vec::new();
+        let mut in_string = false;
+        let mut escaped = false;
+        while self.fill()? {
+            let rest = &self.buf[self.pos..self.len];
+            let mut i = 0;
+            let mut newline = None;
+            let mut lines = 0;
+            let mut done = None;
+            while i < rest.len() {
+                if in_string {
+                    // On to the next quote or backslash. A raw newline
+                    // in a string is not counted: it is malformed JSON,
+                    // which the parser of this value reports first.
+                    if escaped {
+                        escaped = false;
+                        i += 1;
+                        continue;
+                    }
+                    // Strings in a transcript are short: a plain loop beats
+                    // a call to memchr here.
+                    while i < rest.len() && rest[i] != b'"' && rest[i] != b'\\' {
+                        i += 1;
+                    }
+                    if i < rest.len() {
+                        if rest[i] == b'"' {
+                            in_string = false;
+                        } else {
+                            escaped = true;
+                        }
+                        i += 1;
+                    }
+                    continue;
+                }
+                let b = rest[i];
+                i += 1;
+                match b {
+                    b'"' => in_string = true,
+                    b'\n' => {
+                        lines += 1;
+                        newline = Some(i - 1);
+                    }
+                    b'{' => open.push(b'}'),
+                    b'[' => open.push(b']'),
+                    b'}' | b']' => {
+                        let matches = open.pop() == Some(b);
+                        if !matches || open.is_empty() {
+                            done = Some(matches);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Move the mark past `rest[..i]`.
+            match newline {
+                None => self.at.column += i as u64,
+                Some(last) => {
+                    self.at.line += lines;
+                    self.at.column = (i - last) as u64;
+                }
+            }
+            self.pos += i;
+            self.at.offset += i as u64;
+            if let Some(matches) = done {
+                return Ok(matches);
+            }
+        }
+        // Unterminated: the parser of the value says so, where.
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start() -> Mark {
+        Mark {
+            offset: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+
+    #[test]
+    fn spans_cover_exactly_one_value_with_its_line_and_column() {
+        let text = b"[{\"a\": \"x]\\\"}\",\n \"b\": [1, {}]}, 17 ,\n  \"s\\\\\"]";
+        let mut s = Scanner::new(&text[..], start());
+        assert_eq!(s.peek().unwrap(), Some(b'['));
+        s.bump();
+        let first = s.value().unwrap();
+        assert_eq!(
+            &text[first.start as usize..(first.start + first.len) as usize],
+            b"{\"a\": \"x]\\\"}\",\n \"b\": [1, {}]}"
+        );
+        assert_eq!((first.line, first.column), (1, 2));
+        assert_eq!(s.mark().line, 2);
+        assert_eq!(s.peek().unwrap(), Some(b','));
+        s.bump();
+        assert_eq!(s.skip_ws().unwrap(), Some(b'1'));
+        let number = s.value().unwrap();
+        assert_eq!((number.len, number.line, number.column), (2, 2, 17));
+        s.skip_ws().unwrap();
+        s.bump(); // ,
+        s.skip_ws().unwrap();
+        let string = s.value().unwrap();
+        assert_eq!((string.len, string.line, string.column), (5, 3, 3));
+        assert_eq!(s.peek().unwrap(), Some(b']'));
+        assert_eq!(string.absolute(1, 4), (3, 6));
+        assert_eq!(string.absolute(2, 4), (4, 4));
+    }
+
+    #[test]
+    fn a_wrong_closing_bracket_ends_the_span_there() {
+        let text = b"[{\"a\": [1}, 2]";
+        let mut s = Scanner::new(&text[..], start());
+        let Err(ScanError::Invalid(span)) = s.value() else {
+            panic!("`[1}}` does not close")
+        };
+        assert_eq!((span.start, span.len), (0, 10));
+    }
+
+    #[test]
+    fn a_value_cannot_start_with_a_delimiter() {
+        let mut s = Scanner::new(&b",1"[..], start());
+        let Err(ScanError::Syntax { at, message }) = s.value() else {
+            panic!("a comma is not a value")
+        };
+        assert_eq!(
+            (at.line, at.column, message.as_str()),
+            (1, 1, "expected value")
+        );
+    }
+
+    #[test]
+    fn a_long_string_keeps_only_its_start() {
+        let mut text = b"\"".to_vec();
+        text.extend(std::iter::repeat_n(b'k', 200_000));
+        text.extend(b"\" :");
+        let mut s = Scanner::new(&text[..], start());
+        let raw = s.string(10).unwrap();
+        assert_eq!(s.mark().offset, 200_002);
+        assert_eq!(raw, b"\"kkkkkkkkk");
+        assert_eq!(s.skip_ws().unwrap(), Some(b':'));
+    }
+}
