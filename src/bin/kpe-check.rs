@@ -18,6 +18,9 @@ Exit codes:
   2  bad input or usage: unreadable file, malformed JSON, unknown field or
      format version, impossible start position, bad arguments; or the report
      could not be written (a closed pipe ends the run quietly)
+  129, 130, 143  interrupted by SIGHUP, SIGINT or SIGTERM: every engine
+     process is killed and reaped, and the report covers what was checked
+     before the signal
 
 FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md) or an
 engine manifest (\"format\": \"kpe-engine\", spec/PROTOCOL.md).
@@ -118,6 +121,24 @@ enum Color {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Signals and orphaned engine descendants (src/live/interrupt.rs).
+    if let Err(e) = kpe::live::interrupt::install() {
+        return fail(&format!("cannot install the signal handlers: {e}"));
+    }
+    let code = run(&cli);
+    match kpe::live::interrupt::interrupted() {
+        Some(signal) => {
+            let _ = writeln!(
+                io::stderr(),
+                "kpe-check: interrupted by {signal}: the report covers what was checked before it"
+            );
+            ExitCode::from(signal.exit_code())
+        }
+        None => code,
+    }
+}
+
+fn run(cli: &Cli) -> ExitCode {
     let choice = match cli.color {
         Color::Always => anstream::ColorChoice::Always,
         Color::Never => anstream::ColorChoice::Never,

@@ -99,6 +99,9 @@ impl FailureKind {
             FailureKind::Process(e) => match e {
                 ProcessError::Spawn { .. } => "spawn",
                 ProcessError::Timeout { .. } => "timeout",
+                ProcessError::WriteTimeout { .. } => "write-timeout",
+                ProcessError::InputClosed => "input-closed",
+                ProcessError::NoExit { .. } => "no-exit",
                 ProcessError::Exited { clean: true, .. } => "early-exit",
                 ProcessError::Exited { .. } => "crash",
                 ProcessError::LineTooLong { .. } => "line-too-long",
@@ -378,7 +381,9 @@ impl Engine {
                     Some(request),
                 ));
             }
-            Ok(None) => process.send(&line).and_then(|()| process.recv(timeout)),
+            Ok(None) => process
+                .send(&line, timeout)
+                .and_then(|()| process.recv(timeout)),
             Err(e) => Err(e),
         };
         let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;

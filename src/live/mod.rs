@@ -12,6 +12,7 @@
 mod compare;
 mod engine;
 mod facts;
+pub mod interrupt;
 mod manifest;
 mod process;
 mod reading;
@@ -37,4 +38,5 @@ pub use run::{
 };
 pub use scenarios::EngineSubject;
 pub use serve::{Fault, ServeOptions, serve};
+pub use serve::{MAX_PERFT_DEPTH, MAX_REQUEST_LINE};
 pub use shrink::{Diverging, SHRINK_BUDGET, candidates, shrink};

@@ -1,12 +1,16 @@
 //! The engine process: spawned with piped stdio, read line by line on a
-//! thread, with a timeout on every read, a bounded line length, a bounded
-//! stderr tail, and the child killed and reaped on every exit path.
+//! thread and written on another, with a timeout on every read and every
+//! write, a bounded line length, a bounded stderr tail, and the child (with
+//! its process group and, on Linux, every orphan it left) killed and reaped
+//! on every exit path.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+
+use super::interrupt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -73,6 +77,19 @@ pub enum ProcessError {
         /// How long the checker waited.
         waited: Duration,
     },
+    /// A request could not be written within the timeout: the engine does
+    /// not read its input.
+    WriteTimeout {
+        /// How long the checker waited.
+        waited: Duration,
+    },
+    /// The engine closed its stdin (a write failed) but has not exited.
+    InputClosed,
+    /// After `quit` and the end of its input the engine did not exit.
+    NoExit {
+        /// How long the checker waited.
+        waited: Duration,
+    },
     /// The engine exited (or closed its stdout) before answering.
     Exited {
         /// How it ended: `exit status: 1`, `signal: 11 (SIGSEGV)`, or
@@ -106,6 +123,19 @@ impl fmt::Display for ProcessError {
             ProcessError::Timeout { waited } => {
                 write!(f, "no answer within {} ms", waited.as_millis())
             }
+            ProcessError::WriteTimeout { waited } => write!(
+                f,
+                "the engine does not read its input: a request could not be written within {} ms",
+                waited.as_millis()
+            ),
+            ProcessError::InputClosed => {
+                f.write_str("the engine closed its input (stdin) but is still running")
+            }
+            ProcessError::NoExit { waited } => write!(
+                f,
+                "the engine did not exit within {} ms of `quit` and the end of its input",
+                waited.as_millis()
+            ),
             ProcessError::Exited {
                 status,
                 clean: true,
@@ -157,7 +187,7 @@ struct Tail {
 /// everything in its process group).
 pub struct EngineProcess {
     child: Child,
-    stdin: Option<ChildStdin>,
+    stdin: Option<Writer>,
     events: Receiver<Event>,
     tail: Arc<Mutex<Tail>>,
     flooded: Arc<AtomicBool>,
@@ -188,9 +218,21 @@ impl EngineProcess {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let mut child = command.spawn().map_err(|e| ProcessError::Spawn {
-            command: launch.to_string(),
-            error: e.to_string(),
+        let mut child = interrupt::spawn_registered(&mut command).map_err(|e| {
+            let error = if launch.cwd.is_dir() {
+                e.to_string()
+            } else {
+                // The OS says "No such file or directory" either way: say
+                // which one is missing.
+                format!(
+                    "its working directory `{}` does not exist or is not a directory",
+                    launch.cwd.display()
+                )
+            };
+            ProcessError::Spawn {
+                command: launch.to_string(),
+                error,
+            }
         })?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -215,13 +257,17 @@ impl EngineProcess {
                 move || read_stderr(stderr, &tail, &flooded, &sender)
             })
         });
-        if let Err(error) = spawned {
-            kill_and_reap(&mut child);
-            return Err(ProcessError::Spawn {
-                command: launch.to_string(),
-                error,
-            });
-        }
+        let writer = spawned.and_then(|()| Writer::spawn(stdin));
+        let stdin = match writer {
+            Ok(writer) => writer,
+            Err(error) => {
+                kill_and_reap(&mut child);
+                return Err(ProcessError::Spawn {
+                    command: launch.to_string(),
+                    error,
+                });
+            }
+        };
         Ok(EngineProcess {
             child,
             stdin: Some(stdin),
@@ -233,26 +279,31 @@ impl EngineProcess {
         })
     }
 
-    /// Writes one line (a newline is added) and flushes it.
+    /// Writes one line (a newline is added) and flushes it, waiting at most
+    /// `timeout` for the engine to take it: an engine that does not read
+    /// its input fills the pipe, and the write is abandoned rather than
+    /// blocking the checker.
     ///
     /// # Errors
     ///
-    /// [`ProcessError::Exited`] when the engine is gone, or
-    /// [`ProcessError::Io`] for another write error.
-    pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
-        let Some(stdin) = self.stdin.as_mut() else {
+    /// [`ProcessError::WriteTimeout`] when the write does not finish in
+    /// time, [`ProcessError::Exited`] when the engine is gone,
+    /// [`ProcessError::InputClosed`] when it closed its stdin but still
+    /// runs, or [`ProcessError::Io`] for another write error.
+    pub fn send(&mut self, line: &str, timeout: Duration) -> Result<(), ProcessError> {
+        let Some(writer) = self.stdin.as_mut() else {
             return Err(ProcessError::Io("stdin is already closed".to_owned()));
         };
-        // Requests are small and sent one at a time, each after the previous
-        // answer, so this write never fills the pipe and cannot block for long.
-        let written = stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.write_all(b"\n"))
-            .and_then(|()| stdin.flush());
-        match written {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        match writer.write(bytes, timeout) {
             Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(self.exited()),
-            Err(e) => Err(ProcessError::Io(e.to_string())),
+            Err(WriteError::Timeout) => Err(ProcessError::WriteTimeout { waited: timeout }),
+            Err(WriteError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                Err(self.input_closed())
+            }
+            Err(WriteError::Io(e)) => Err(ProcessError::Io(e.to_string())),
         }
     }
 
@@ -316,7 +367,7 @@ impl EngineProcess {
         quit_line: &str,
         timeout: Duration,
     ) -> Result<Option<String>, ProcessError> {
-        self.send(quit_line)?;
+        self.send(quit_line, timeout)?;
         self.stdin = None;
         let deadline = Instant::now() + timeout;
         let mut extra = None;
@@ -336,7 +387,16 @@ impl EngineProcess {
                 Ok(Event::NotUtf8) => return Err(ProcessError::NotUtf8),
                 Ok(Event::ReadError(e)) => return Err(ProcessError::Io(e)),
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(ProcessError::Timeout { waited: timeout });
+                    // Its stdout is still open: it may still run, or a
+                    // process it started holds the pipe.
+                    return match self.wait_for_exit(Duration::ZERO) {
+                        None => Err(ProcessError::NoExit { waited: timeout }),
+                        Some(status) if status.success() => Ok(extra),
+                        Some(status) => Err(ProcessError::Exited {
+                            status: describe(status),
+                            clean: false,
+                        }),
+                    };
                 }
             }
         }
@@ -347,7 +407,7 @@ impl EngineProcess {
                 status: describe(status),
                 clean: false,
             }),
-            None => Err(ProcessError::Timeout { waited: timeout }),
+            None => Err(ProcessError::NoExit { waited: timeout }),
         }
     }
 
@@ -387,7 +447,19 @@ impl EngineProcess {
         }
     }
 
-    /// The engine's stdout closed or its stdin broke: say how it ended.
+    /// A write found its stdin closed: say how it ended, or that it still
+    /// runs with its input closed.
+    fn input_closed(&mut self) -> ProcessError {
+        match self.wait_for_exit(EXIT_GRACE) {
+            Some(status) => ProcessError::Exited {
+                status: describe(status),
+                clean: status.success(),
+            },
+            None => ProcessError::InputClosed,
+        }
+    }
+
+    /// The engine's stdout closed: say how it ended.
     fn exited(&mut self) -> ProcessError {
         match self.wait_for_exit(EXIT_GRACE) {
             Some(status) => ProcessError::Exited {
@@ -407,7 +479,7 @@ impl EngineProcess {
         }
         let deadline = Instant::now() + grace;
         loop {
-            match self.child.try_wait() {
+            match interrupt::try_wait(&mut self.child) {
                 Ok(Some(status)) => {
                     self.status = Some(status);
                     return Some(status);
@@ -424,23 +496,82 @@ impl Drop for EngineProcess {
         self.stdin = None;
         if self.status.is_none() {
             kill_and_reap(&mut self.child);
+        } else {
+            // It exited by itself; what it started may not have.
+            interrupt::sweep_orphans();
         }
     }
 }
 
-/// Kills the child and everything in its process group, then reaps it.
+/// Kills the child and everything in its process group, reaps it, and
+/// (on Linux, in kpe-check) kills and reaps the orphans it left.
 fn kill_and_reap(child: &mut Child) {
-    #[cfg(unix)]
-    {
-        // The group id is the child's pid, which stays reserved until the
-        // child is reaped just below, so this cannot hit another group.
-        let _ = rustix::process::kill_process_group(
-            rustix::process::Pid::from_child(child),
-            rustix::process::Signal::KILL,
-        );
+    interrupt::kill_and_reap(child);
+}
+
+/// Why a write to the engine failed.
+enum WriteError {
+    Timeout,
+    Io(std::io::Error),
+}
+
+/// The engine's stdin, written on a thread of its own so that a write into
+/// a full pipe (an engine that does not read) can be given up on. Dropping
+/// it closes the stdin once the thread has finished its last write.
+struct Writer {
+    lines: Option<SyncSender<Vec<u8>>>,
+    done: Receiver<std::io::Result<()>>,
+    /// A write was given up on and may still be blocked: nothing more can
+    /// be written.
+    stuck: bool,
+}
+
+impl Writer {
+    fn spawn(mut stdin: ChildStdin) -> Result<Writer, String> {
+        let (lines, queue) = sync_channel::<Vec<u8>>(1);
+        let (report, done) = sync_channel(1);
+        thread::Builder::new()
+            .name("kpe-engine-stdin".to_owned())
+            .spawn(move || {
+                for bytes in queue {
+                    let written = stdin.write_all(&bytes).and_then(|()| stdin.flush());
+                    let failed = written.is_err();
+                    if report.send(written).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| format!("could not start a writer thread: {e}"))?;
+        Ok(Writer {
+            lines: Some(lines),
+            done,
+            stuck: false,
+        })
     }
-    let _ = child.kill();
-    let _ = child.wait();
+
+    fn write(&mut self, bytes: Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
+        let closed = || {
+            WriteError::Io(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "stdin is closed",
+            ))
+        };
+        if self.stuck {
+            return Err(WriteError::Timeout);
+        }
+        let lines = self.lines.as_ref().ok_or_else(closed)?;
+        if lines.send(bytes).is_err() {
+            return Err(closed());
+        }
+        match self.done.recv_timeout(timeout) {
+            Ok(result) => result.map_err(WriteError::Io),
+            Err(RecvTimeoutError::Timeout) => {
+                self.stuck = true;
+                Err(WriteError::Timeout)
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(closed()),
+        }
+    }
 }
 
 fn describe(status: ExitStatus) -> String {
@@ -568,7 +699,7 @@ mod tests {
     #[test]
     fn a_line_written_with_the_reply_is_unsolicited() {
         let mut process = sh("read request; printf 'one\\ntwo\\n'; sleep 30");
-        process.send("go").unwrap();
+        process.send("go", Duration::from_secs(30)).unwrap();
         assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
         assert_eq!(process.unsolicited().unwrap().as_deref(), Some("two"));
         assert_eq!(process.unsolicited().unwrap(), None);
