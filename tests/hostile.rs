@@ -283,3 +283,42 @@ fn kpe_engine_answers_error_to_bad_bytes_and_overlong_lines() {
     let reply = engine.ask(&exact);
     assert_eq!(reply["type"], "legal", "{reply}");
 }
+
+/// Regression (issue 10, failure 1): a start in which North is to move, or
+/// has moved, before South's first move was accepted. South moves first
+/// (BOARD-5), so both are refused, by `kpe show` and in a transcript.
+#[test]
+fn a_start_where_north_moved_first_is_refused() {
+    for start in [
+        "6,6,6,6/6,6,6,6 N 0/0 ----/----",
+        "7,7,7,6/0,7,7,7 S 0/0 ----/1---",
+    ] {
+        let out = Command::new(kpe()).args(["show", start]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{start}: {stderr}");
+        assert!(
+            stderr.contains("South is the player who moves first"),
+            "{stderr}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        let transcript = format!(
+            r#"{{"format":"kpe-transcript","version":1,"engine":{{"name":"e","version":"1"}},"games":[{{"id":"g","start":"{start}","plies":[]}}]}}"#
+        );
+        std::fs::write(&path, transcript).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(2), "{start}: {text}");
+        assert!(
+            text.contains("South is the player who moves first"),
+            "{text}"
+        );
+    }
+}

@@ -224,7 +224,7 @@ pub fn reason_codes() -> Vec<&'static str> {
 
 /// The position error codes an `invalid_start` may name (see
 /// [`crate::PositionError::code`]).
-pub const POSITION_CODES: [&str; 9] = [
+pub const POSITION_CODES: [&str; 10] = [
     "syntax",
     "pit-count",
     "pit-out-of-range",
@@ -234,6 +234,7 @@ pub const POSITION_CODES: [&str; 9] = [
     "captured-while-locked",
     "unused-pit-too-low",
     "side-to-move",
+    "south-first",
 ];
 
 // ---------------------------------------------------------------------------
@@ -926,6 +927,9 @@ mod tests {
             },
             PositionError::SideToMove {
                 to_move: Player::South,
+            },
+            PositionError::SouthFirst {
+                to_move: Player::North,
             },
         ];
         let codes: Vec<&str> = errors.iter().map(PositionError::code).collect();
