@@ -322,3 +322,23 @@ fn a_start_where_north_moved_first_is_refused() {
         );
     }
 }
+
+/// Regression (issue 10): a working directory that does not exist was
+/// blamed on the command ("No such file or directory").
+#[test]
+fn a_missing_working_directory_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut value = manifest("hang", 300, "cwd");
+    value["cwd"] = serde_json::json!("no-such-dir");
+    let path = write_manifest(dir.path(), &value);
+    let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("its working directory") && stderr.contains("no-such-dir"),
+        "{stderr}"
+    );
+}
