@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::process::Launch;
 use crate::check::{InputError, InputErrorKind};
 use crate::profile::Profile;
+use crate::scenario::{LimitedRead, line_column, read_limited};
 
 /// The only manifest version this crate reads.
 pub const MANIFEST_VERSION: u32 = 1;
@@ -510,85 +511,6 @@ impl Manifest {
             env: self.env.clone(),
         }
     }
-}
-
-/// Why [`read_limited`] read nothing.
-#[derive(Debug)]
-pub(crate) enum LimitedRead {
-    /// Opening or reading failed.
-    Io(std::io::Error),
-    /// Not a regular file: a directory, a FIFO, a device... (what it is).
-    NotAFile(&'static str),
-    /// Larger than the limit (its size, or the limit + 1 when it grew).
-    TooLarge(u64),
-}
-
-/// Reads a regular file of at most `limit` bytes. Anything else (a FIFO,
-/// which would block, a device such as `/dev/zero`, which never ends) is
-/// refused before a byte is read, and a file that grows while it is read is
-/// cut at `limit + 1` bytes and refused.
-pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LimitedRead> {
-    use std::io::Read as _;
-    // The type is checked before opening: opening a FIFO for reading
-    // blocks until a writer comes.
-    let meta = std::fs::metadata(path).map_err(LimitedRead::Io)?;
-    if !meta.is_file() {
-        return Err(LimitedRead::NotAFile(file_type_name(&meta.file_type())));
-    }
-    let file = std::fs::File::open(path).map_err(LimitedRead::Io)?;
-    let meta = file.metadata().map_err(LimitedRead::Io)?;
-    if !meta.is_file() {
-        // Replaced between the two looks.
-        return Err(LimitedRead::NotAFile(file_type_name(&meta.file_type())));
-    }
-    if meta.len() > limit {
-        return Err(LimitedRead::TooLarge(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(LimitedRead::Io)?;
-    if bytes.len() as u64 > limit {
-        return Err(LimitedRead::TooLarge(bytes.len() as u64));
-    }
-    Ok(bytes)
-}
-
-/// What a file that is not a regular file is, in words.
-fn file_type_name(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if t.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
-/// The 1-based line and column just after `before` (columns count
-/// characters, as serde_json's do).
-pub(crate) fn line_column(before: &[u8]) -> (usize, usize) {
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-    (line, column)
 }
 
 /// The JSON Schema of the manifest, as committed in
