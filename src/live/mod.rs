@@ -29,6 +29,8 @@ pub use manifest::{
     Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, RandomPlan, Timeouts,
     schema as manifest_schema,
 };
+pub use manifest::{MAX_MANIFEST, MAX_PERFT_NODES};
+pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use reading::{Answers, diagnose};
 pub use repro::reproduction;

@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The longest stdout line accepted from an engine, in bytes. A longer line
+/// The longest stdout line accepted from an engine, in bytes, not counting
+/// its newline. A longer line
 /// is a failure ([`ProcessError::LineTooLong`]), never an allocation of
 /// whatever size the engine likes.
 pub const MAX_LINE: usize = 1 << 20;
@@ -35,7 +36,7 @@ const READ_AHEAD: usize = 64;
 
 /// How long to wait for an exit status once the engine closed its stdout,
 /// or after `quit`, before killing it.
-const EXIT_GRACE: Duration = Duration::from_millis(500);
+pub const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 /// What to start: the program, its arguments, where, and with which
 /// environment additions.
@@ -619,7 +620,9 @@ fn read_stdout(stdout: impl Read, sender: &SyncSender<Event>) {
                 let _ = sender.send(Event::Closed);
                 return;
             }
-            Ok(_) if line.len() > MAX_LINE => {
+            // Up to MAX_LINE bytes and the newline: a line of exactly
+            // MAX_LINE bytes is accepted.
+            Ok(_) if line.len() > MAX_LINE && line.last() != Some(&b'\n') => {
                 let _ = sender.send(Event::TooLong);
                 return;
             }
@@ -703,5 +706,73 @@ mod tests {
         assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
         assert_eq!(process.unsolicited().unwrap().as_deref(), Some("two"));
         assert_eq!(process.unsolicited().unwrap(), None);
+    }
+
+    /// Regression (issue 10): a line of exactly MAX_LINE bytes was refused
+    /// as longer than MAX_LINE (the newline was counted).
+    #[test]
+    fn a_line_of_exactly_the_limit_is_accepted() {
+        let script = format!(
+            "head -c {MAX_LINE} /dev/zero | tr '\\0' a; echo; head -c {} /dev/zero | tr '\\0' b; echo; sleep 30",
+            MAX_LINE + 1
+        );
+        let mut process = sh(&script);
+        let line = process.recv(Duration::from_secs(30)).unwrap();
+        assert_eq!(line.len(), MAX_LINE);
+        assert_eq!(
+            process.recv(Duration::from_secs(30)),
+            Err(ProcessError::LineTooLong { limit: MAX_LINE })
+        );
+    }
+
+    /// Regression (issue 10): an engine that closed its stdin was said to
+    /// have closed its output.
+    #[test]
+    fn a_closed_stdin_is_named_as_such() {
+        let mut process = sh("exec 0<&-; echo ready; sleep 30");
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "ready");
+        let err = process.send("go", Duration::from_secs(30)).unwrap_err();
+        assert_eq!(err, ProcessError::InputClosed);
+        assert!(
+            err.to_string().contains("closed its input (stdin)"),
+            "{err}"
+        );
+    }
+
+    /// Regression (issue 10): an engine that does not exit after `quit` got
+    /// "no answer within ...".
+    #[test]
+    fn an_engine_that_does_not_exit_after_quit_is_named_as_such() {
+        let mut process = sh("cat > /dev/null; sleep 30");
+        let err = process
+            .quit("quit", Duration::from_millis(200))
+            .unwrap_err();
+        assert!(matches!(err, ProcessError::NoExit { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("did not exit within 200 ms of `quit`"),
+            "{err}"
+        );
+    }
+
+    /// Regression (issue 10, failure 3), at the pipe: a write into a full
+    /// pipe that nobody reads gives up after the timeout.
+    #[test]
+    fn a_write_nobody_reads_times_out() {
+        let mut process = sh("sleep 30");
+        let chunk = "x".repeat(1 << 16);
+        let mut result = Ok(());
+        for _ in 0..64 {
+            result = process.send(&chunk, Duration::from_millis(100));
+            if result.is_err() {
+                break;
+            }
+        }
+        assert_eq!(
+            result,
+            Err(ProcessError::WriteTimeout {
+                waited: Duration::from_millis(100)
+            })
+        );
     }
 }

@@ -1,0 +1,8 @@
+//! Fuzz target `transcript`: see `../entries.rs`.
+#![no_main]
+
+mod entries {
+    include!("../entries.rs");
+}
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entries::transcript(data));
