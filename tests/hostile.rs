@@ -10,28 +10,11 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kpe::check::{InputError, Sink, Summary, UnitResult};
+use kpe::check::JsonSink;
 use kpe::live::{LiveOptions, Manifest, check_engine};
 
 fn kpe() -> &'static str {
     env!("CARGO_BIN_EXE_kpe")
-}
-
-struct Discard;
-
-impl Sink for Discard {
-    fn begin(&mut self, _: &kpe::check::Run) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn fail(&mut self, _: &InputError) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// A manifest for `kpe engine --fault FAULT`, its processes marked with
@@ -128,7 +111,14 @@ fn an_engine_that_never_reads_gets_a_write_timeout() {
         perft_depth: Some(1),
         ..LiveOptions::default()
     };
-    let report = check_engine(&manifest, &path, &options, &mut Discard, &mut Vec::new()).unwrap();
+    let report = check_engine(
+        &manifest,
+        &path,
+        &options,
+        &mut JsonSink::new(std::io::sink()),
+        &mut Vec::new(),
+    )
+    .unwrap();
     // Looked for in the whole report, whatever its shape.
     let text = format!("{report:?}");
     assert!(
