@@ -332,3 +332,31 @@ fn a_missing_working_directory_is_named_as_such() {
         "{stderr}"
     );
 }
+
+/// Regression (issue 10): an engine writing one answer twice in two quick
+/// writes was judged out of turn in some runs, a wrong reply in others.
+#[test]
+fn an_answer_written_twice_in_two_writes_is_out_of_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_manifest(dir.path(), &manifest("extra-write", 2000, "extra-write"));
+    let manifest = Manifest::load(&path).unwrap();
+    let options = LiveOptions {
+        seed: Some(1),
+        games: Some(1),
+        perft_depth: Some(1),
+        ..LiveOptions::default()
+    };
+    for _ in 0..3 {
+        let report = check_engine(
+            &manifest,
+            &path,
+            &options,
+            &mut JsonSink::new(std::io::sink()),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        let text = format!("{report:?}");
+        assert!(text.contains("(out-of-turn)"), "{text}");
+        assert!(!text.contains("(wrong-reply)"), "{text}");
+    }
+}

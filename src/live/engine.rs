@@ -185,6 +185,8 @@ pub struct Engine {
     info: Option<EngineInfo>,
     facts: Facts,
     requests: u64,
+    /// The last line the engine answered with, in this process.
+    last_line: Option<String>,
     starts: u32,
 }
 
@@ -200,6 +202,7 @@ impl Engine {
             info: None,
             facts: Facts::default(),
             requests: 0,
+            last_line: None,
             starts: 0,
         }
     }
@@ -212,6 +215,7 @@ impl Engine {
     pub fn start(&mut self) -> Result<&EngineInfo, Failure> {
         if self.process.is_none() {
             self.starts += 1;
+            self.last_line = None;
             let process = EngineProcess::spawn(&self.launch).map_err(|e| Failure {
                 code: FailureKind::Process(e.clone()).code(),
                 kind: Box::new(FailureKind::Process(e)),
@@ -387,6 +391,15 @@ impl Engine {
             Err(e) => Err(e),
         };
         let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
+        if self
+            .process
+            .as_ref()
+            .is_some_and(EngineProcess::last_was_early)
+        {
+            // Read before this request was sent: a line out of turn, not
+            // its answer.
+            return Err(self.fail(FailureKind::OutOfTurn { line: quote(&text) }, Some(request)));
+        }
         let reply: Reply = match serde_json::from_str(&text) {
             Ok(reply) => reply,
             Err(e) => {
@@ -404,6 +417,14 @@ impl Engine {
                 },
                 Some(request),
             ));
+        }
+        let repeated = self.last_line.as_deref() == Some(text.as_str());
+        self.last_line = Some(text.clone());
+        if repeated && !request.expected_replies().contains(&reply.kind()) {
+            // The previous answer again, where it cannot be this one's: a
+            // line out of turn that came too late to be seen as such (the
+            // engine wrote its answer twice, in two writes).
+            return Err(self.fail(FailureKind::OutOfTurn { line: quote(&text) }, Some(request)));
         }
         if !request.expected_replies().contains(&reply.kind()) {
             return Err(self.wrong_reply(request, &reply));

@@ -169,6 +169,8 @@ enum Event {
     Line {
         text: String,
         more: bool,
+        /// When the reader thread had it.
+        at: Instant,
     },
     TooLong,
     NotUtf8,
@@ -195,6 +197,11 @@ pub struct EngineProcess {
     status: Option<ExitStatus>,
     /// The last line received had more output behind it, not yet taken.
     more: bool,
+    /// When the last request was sent.
+    sent_at: Option<Instant>,
+    /// The last line [`EngineProcess::recv`] gave had been read before the
+    /// last request was sent: it cannot be the answer to it.
+    early: bool,
 }
 
 impl EngineProcess {
@@ -277,6 +284,8 @@ impl EngineProcess {
             flooded,
             status: None,
             more: false,
+            sent_at: None,
+            early: false,
         })
     }
 
@@ -298,6 +307,7 @@ impl EngineProcess {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
+        self.sent_at = Some(Instant::now());
         match writer.write(bytes, timeout) {
             Ok(()) => Ok(()),
             Err(WriteError::Timeout) => Err(ProcessError::WriteTimeout { waited: timeout }),
@@ -325,6 +335,15 @@ impl EngineProcess {
             Err(RecvTimeoutError::Timeout) => Err(ProcessError::Timeout { waited: timeout }),
             Err(RecvTimeoutError::Disconnected) => Err(self.exited()),
         }
+    }
+
+    /// Whether the last line [`EngineProcess::recv`] gave was read before
+    /// the last request was sent, so that it answers an earlier one (an
+    /// engine that wrote one answer twice, in two writes too quick for
+    /// [`EngineProcess::unsolicited`] to see the second).
+    #[must_use]
+    pub fn last_was_early(&self) -> bool {
+        self.early
     }
 
     /// A line the engine printed that nobody asked for, if one is waiting.
@@ -434,8 +453,9 @@ impl EngineProcess {
 
     fn event(&mut self, event: Event) -> Result<String, ProcessError> {
         match event {
-            Event::Line { text, more } => {
+            Event::Line { text, more, at } => {
                 self.more = more;
+                self.early = self.sent_at.is_some_and(|sent| at < sent);
                 Ok(text)
             }
             Event::TooLong => Err(ProcessError::LineTooLong { limit: MAX_LINE }),
@@ -637,6 +657,7 @@ fn read_stdout(stdout: impl Read, sender: &SyncSender<Event>) {
                     Ok(text) => Event::Line {
                         text,
                         more: !reader.buffer().is_empty(),
+                        at: Instant::now(),
                     },
                     Err(_) => Event::NotUtf8,
                 }
@@ -706,6 +727,27 @@ mod tests {
         assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
         assert_eq!(process.unsolicited().unwrap().as_deref(), Some("two"));
         assert_eq!(process.unsolicited().unwrap(), None);
+    }
+
+    /// Regression (issue 10): an answer written twice, in two writes, was
+    /// judged out of turn in some runs and a wrong reply in others: the
+    /// second line, not yet passed on when the next request was sent, was
+    /// taken for its answer. A line read before the request was sent is
+    /// now known to be early.
+    #[test]
+    fn a_line_read_before_the_request_was_sent_is_early() {
+        let mut process =
+            sh("read request; echo one; echo two; read request; echo three; sleep 30");
+        process.send("go", Duration::from_secs(30)).unwrap();
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
+        assert!(!process.last_was_early());
+        // `two` is read by now; the checker sends without looking.
+        thread::sleep(Duration::from_millis(300));
+        process.send("next", Duration::from_secs(30)).unwrap();
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "two");
+        assert!(process.last_was_early());
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "three");
+        assert!(!process.last_was_early());
     }
 
     /// Regression (issue 10): a line of exactly MAX_LINE bytes was refused

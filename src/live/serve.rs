@@ -48,8 +48,10 @@ pub enum Fault {
     HugeLine,
     /// Write to stderr without end instead of answering.
     StderrFlood,
-    /// Answer each request twice.
+    /// Answer each request twice, in one write.
     ExtraLine,
+    /// Answer each request twice, in two writes.
+    ExtraWrite,
     /// Say protocol version 2 in the hello.
     WrongProtocol,
     /// Never read stdin after the hello: answer by peeking at the pipe
@@ -66,7 +68,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault with its name.
-    pub const ALL: [(&'static str, Fault); 11] = [
+    pub const ALL: [(&'static str, Fault); 12] = [
         ("crash", Fault::Crash),
         ("exit", Fault::Exit),
         ("hang", Fault::Hang),
@@ -74,6 +76,7 @@ impl Fault {
         ("huge-line", Fault::HugeLine),
         ("stderr-flood", Fault::StderrFlood),
         ("extra-line", Fault::ExtraLine),
+        ("extra-write", Fault::ExtraWrite),
         ("wrong-protocol", Fault::WrongProtocol),
         ("no-read", Fault::NoRead),
         ("detach", Fault::Detach),
@@ -137,6 +140,9 @@ pub fn serve(
             let line = serde_json::to_string(&reply).map_err(io::Error::other)?;
             output.write_all(format!("{line}\n{line}\n").as_bytes())?;
             output.flush()?;
+        } else if options.fault == Some(Fault::ExtraWrite) {
+            send(&mut output, &reply)?;
+            send(&mut output, &reply)?;
         } else {
             send(&mut output, &reply)?;
         }
