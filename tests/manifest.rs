@@ -272,3 +272,15 @@ fn the_sample_manifests_are_valid_for_both() {
     }
     assert!(seen >= 3, "{seen}");
 }
+
+/// Regression (issue 10): a UTF-8 byte order mark was refused as
+/// "expected value".
+#[test]
+fn a_byte_order_mark_is_named() {
+    let err = parse("\u{feff}{\"format\": \"kpe-engine\", \"version\": 1, \"command\": [\"e\"]}")
+        .unwrap_err();
+    assert!(
+        err.starts_with("m.json:1:1: ") && err.contains("byte order mark"),
+        "{err}"
+    );
+}

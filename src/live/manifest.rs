@@ -469,6 +469,15 @@ impl Manifest {
                     .to_owned(),
             }
         };
+        if text.starts_with('\u{feff}') {
+            return Err(ManifestError::Json {
+                path: path.to_owned(),
+                field: ".".to_owned(),
+                line: 1,
+                column: 1,
+                message: "the file starts with a UTF-8 byte order mark, which JSON does not allow: save it without one".to_owned(),
+            });
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         let mut track = serde_path_to_error::Track::new();
         let manifest: Manifest =
