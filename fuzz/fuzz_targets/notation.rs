@@ -2,6 +2,8 @@
 #![no_main]
 
 mod entries {
+    // Each target uses one of the entry points.
+    #![allow(dead_code)]
     include!("../entries.rs");
 }
 
