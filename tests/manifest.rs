@@ -284,3 +284,20 @@ fn a_byte_order_mark_is_named() {
         "{err}"
     );
 }
+
+/// Regression (issue 10): a syntax error where a key is expected said
+/// `at ?`.
+#[test]
+fn a_syntax_error_where_a_key_is_expected_names_the_object() {
+    let err = parse(r#"{"format": "kpe-engine", 1}"#).unwrap_err();
+    assert!(
+        err.starts_with("m.json:1:26: at .: key must be a string"),
+        "{err}"
+    );
+    let err = parse("{\"format\": \"kpe-engine\", \"version\": 1, \"command\": [\"e\"],\n \"timeouts\": {\"start_ms\": 5,}}").unwrap_err();
+    assert!(
+        err.starts_with("m.json:2:29: at timeouts: trailing comma"),
+        "{err}"
+    );
+    assert!(!err.contains('?'), "{err}");
+}

@@ -187,6 +187,18 @@ impl Default for PerftPlan {
     }
 }
 
+/// A JSON path without the `?` segments serde_path_to_error gives where
+/// the parser had not yet read a key (a syntax error where a key is
+/// expected): `timeouts.?` is `timeouts`, `?` the top level, `.`.
+fn known_path(path: &str) -> String {
+    let known: Vec<&str> = path.split('.').filter(|s| *s != "?").collect();
+    if known.is_empty() {
+        ".".to_owned()
+    } else {
+        known.join(".")
+    }
+}
+
 /// Reads `T` from a JSON object only: serde's derived structs also take an
 /// array of their fields in order, which the schema refuses.
 fn object<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
@@ -481,10 +493,8 @@ impl Manifest {
         let mut de = serde_json::Deserializer::from_str(text);
         let mut track = serde_path_to_error::Track::new();
         let manifest: Manifest =
-            object(serde_path_to_error::Deserializer::new(&mut de, &mut track)).map_err(|e| {
-                let field = track.path().to_string();
-                json_error(field, e)
-            })?;
+            object(serde_path_to_error::Deserializer::new(&mut de, &mut track))
+                .map_err(|e| json_error(known_path(&track.path().to_string()), e))?;
         de.end().map_err(|e| json_error(".".to_owned(), e))?;
         // The checks of each field (version 1, a program, timeouts of 1 ms
         // or more, ...) are made as it is read, so that their errors
