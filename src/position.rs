@@ -123,6 +123,11 @@ impl Position {
         if position.used[mover.index()] != 0 && position.used[mover.opponent().index()] == 0 {
             return Err(PositionError::SideToMove { to_move: mover });
         }
+        let south = Player::South.index();
+        let north = Player::North.index();
+        if position.used[south] == 0 && (mover == Player::North || position.used[north] != 0) {
+            return Err(PositionError::SouthFirst { to_move: mover });
+        }
         Ok(position)
     }
 
@@ -375,13 +380,19 @@ pub enum PositionError {
         /// The side to move as given.
         to_move: Player,
     },
+    /// South has used no pit, yet North is to move or has used pits: South
+    /// is the player who moves first (BOARD-5), so South must have moved.
+    SouthFirst {
+        /// The side to move as given.
+        to_move: Player,
+    },
 }
 
 impl PositionError {
     /// The error code used in scenario files and reports: `syntax`,
     /// `pit-count`, `pit-out-of-range`, `captured-out-of-range`,
     /// `wrong-total`, `odd-captured`, `captured-while-locked`,
-    /// `unused-pit-too-low` or `side-to-move`.
+    /// `unused-pit-too-low`, `side-to-move` or `south-first`.
     #[must_use]
     pub const fn code(&self) -> &'static str {
         match self {
@@ -394,6 +405,7 @@ impl PositionError {
             PositionError::CapturedWhileLocked { .. } => "captured-while-locked",
             PositionError::UnusedPitTooLow { .. } => "unused-pit-too-low",
             PositionError::SideToMove { .. } => "side-to-move",
+            PositionError::SouthFirst { .. } => "south-first",
         }
     }
 }
@@ -451,6 +463,14 @@ impl fmt::Display for PositionError {
                 "{to_move} is to move and has used pits, but {} has used none: turns alternate, so {} must have moved (SOW-1)",
                 to_move.opponent(),
                 to_move.opponent()
+            ),
+            PositionError::SouthFirst {
+                to_move: Player::North,
+            } => f.write_str(
+                "North is to move but South has used no pit: South is the player who moves first (BOARD-5), so South must have moved",
+            ),
+            PositionError::SouthFirst { .. } => f.write_str(
+                "North has used pits but South has used none: South is the player who moves first (BOARD-5), so South must have moved before North",
             ),
         }
     }

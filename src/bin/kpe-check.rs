@@ -231,7 +231,6 @@ impl Cli {
             profiles: self.profiles.clone(),
             starts: self.start.clone(),
             policy,
-            interrupted: None,
         }
         .or_env()
     }
@@ -283,6 +282,24 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Signals and orphaned engine descendants (src/live/interrupt.rs).
+    if let Err(e) = kpe::live::interrupt::install() {
+        return fail(&format!("cannot install the signal handlers: {e}"));
+    }
+    let code = run(cli);
+    match kpe::live::interrupt::interrupted() {
+        Some(signal) => {
+            let _ = writeln!(
+                io::stderr(),
+                "kpe-check: interrupted by {signal}: the report covers what was checked before it"
+            );
+            ExitCode::from(signal.exit_code())
+        }
+        None => code,
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
     if let Some(Command::Merge { reports, out }) = &cli.command {
         return with_sinks(out, |sink| exit(kpe::check::merge_files(reports, sink)));
     }

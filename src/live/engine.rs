@@ -101,6 +101,9 @@ impl FailureKind {
             FailureKind::Process(e) => match e {
                 ProcessError::Spawn { .. } => "spawn",
                 ProcessError::Timeout { .. } => "timeout",
+                ProcessError::WriteTimeout { .. } => "write-timeout",
+                ProcessError::InputClosed => "input-closed",
+                ProcessError::NoExit { .. } => "no-exit",
                 ProcessError::Exited { clean: true, .. } => "early-exit",
                 ProcessError::Exited { .. } => "crash",
                 ProcessError::LineTooLong { .. } => "line-too-long",
@@ -186,6 +189,8 @@ pub struct Engine {
     /// The questions asked since [`Engine::take_journal`] last emptied it.
     journal: Vec<Question>,
     requests: u64,
+    /// The last line the engine answered with, in this process.
+    last_line: Option<String>,
     starts: u32,
 }
 
@@ -202,6 +207,7 @@ impl Engine {
             facts: Facts::default(),
             journal: Vec::new(),
             requests: 0,
+            last_line: None,
             starts: 0,
         }
     }
@@ -214,6 +220,7 @@ impl Engine {
     pub fn start(&mut self) -> Result<&EngineInfo, Failure> {
         if self.process.is_none() {
             self.starts += 1;
+            self.last_line = None;
             let process = EngineProcess::spawn(&self.launch).map_err(|e| Failure {
                 code: FailureKind::Process(e.clone()).code(),
                 kind: Box::new(FailureKind::Process(e)),
@@ -406,10 +413,21 @@ impl Engine {
                     Some(request),
                 ));
             }
-            Ok(None) => process.send(&line).and_then(|()| process.recv(timeout)),
+            Ok(None) => process
+                .send(&line, timeout)
+                .and_then(|()| process.recv(timeout)),
             Err(e) => Err(e),
         };
         let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
+        if self
+            .process
+            .as_ref()
+            .is_some_and(EngineProcess::last_was_early)
+        {
+            // Read before this request was sent: a line out of turn, not
+            // its answer.
+            return Err(self.fail(FailureKind::OutOfTurn { line: quote(&text) }, Some(request)));
+        }
         let reply: Reply = match serde_json::from_str(&text) {
             Ok(reply) => reply,
             Err(e) => {
@@ -427,6 +445,14 @@ impl Engine {
                 },
                 Some(request),
             ));
+        }
+        let repeated = self.last_line.as_deref() == Some(text.as_str());
+        self.last_line = Some(text.clone());
+        if repeated && !request.expected_replies().contains(&reply.kind()) {
+            // The previous answer again, where it cannot be this one's: a
+            // line out of turn that came too late to be seen as such (the
+            // engine wrote its answer twice, in two writes).
+            return Err(self.fail(FailureKind::OutOfTurn { line: quote(&text) }, Some(request)));
         }
         if !request.expected_replies().contains(&reply.kind()) {
             return Err(self.wrong_reply(request, &reply));

@@ -12,12 +12,22 @@ use serde::{Deserialize, Serialize};
 use super::process::Launch;
 use crate::check::{InputError, InputErrorKind};
 use crate::profile::Profile;
+use crate::scenario::{LimitedRead, line_column, read_limited};
 
 /// The only manifest version this crate reads.
 pub const MANIFEST_VERSION: u32 = 1;
 
 /// The largest manifest file read, in bytes: a manifest is a few lines.
-const MAX_MANIFEST: u64 = 1 << 20;
+pub const MAX_MANIFEST: u64 = 1 << 20;
+
+/// The largest `perft.max_nodes` a manifest may give: the reference count
+/// of every depth checked is computed by kpe-check itself, and a budget
+/// without bound would let it run for hours without a word.
+pub const MAX_PERFT_NODES: u64 = 1_000_000_000;
+
+/// The deepest `perft.max_depth` a manifest may give (as deep as
+/// `kpe engine` counts).
+pub const MAX_MANIFEST_PERFT_DEPTH: u32 = super::serve::MAX_PERFT_DEPTH;
 
 /// An engine manifest, as written in a `.json` file.
 ///
@@ -40,33 +50,47 @@ pub struct Manifest {
     /// Always `kpe-engine`: tells kpe-check this file is an engine manifest.
     pub format: Format,
     /// Always 1.
+    #[serde(deserialize_with = "version_one")]
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     /// The program and its arguments, e.g. `["python3", "engine.py"]`. A
     /// program given as a relative path with a `/` is taken relative to the
     /// working directory; a bare name is looked up on `PATH`.
+    #[serde(deserialize_with = "command_line")]
+    #[schemars(length(min = 1), inner(regex(pattern = "^[^\\u0000]*$")))]
     pub command: Vec<String>,
     /// The engine's working directory, relative to the manifest's directory
     /// (default: the manifest's directory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
-    /// Environment variables to set for the engine, on top of kpe-check's own.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    /// Environment variables to set for the engine, on top of kpe-check's
+    /// own. A name is not empty and holds no `=`; no name or value holds a
+    /// NUL character.
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "environment"
+    )]
+    #[schemars(
+        extend("propertyNames" = {"pattern": "^[^=\\u0000]+$"}),
+        extend("additionalProperties" = {"type": "string", "pattern": "^[^\\u0000]*$"})
+    )]
     pub env: BTreeMap<String, String>,
     /// How long to wait for the engine.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object")]
     pub timeouts: Timeouts,
     /// The rules profile the engine claims to follow (default: `default`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict_profile")]
     pub profile: Profile,
     /// The profiles to certify in one run, each in turn with its own hello:
     /// a list, or `"all"` for all 32 (default: just `profile`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profiles: Option<Profiles>,
     /// How many random games to play against it.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object")]
     pub random: RandomPlan,
     /// How deep to check perft from the initial position.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object")]
     pub perft: PerftPlan,
 }
 
@@ -143,8 +167,13 @@ pub enum Format {
 #[serde(deny_unknown_fields, default)]
 pub struct Timeouts {
     /// From starting the engine to its answer to `hello` (default 10000).
+    #[serde(deserialize_with = "milliseconds")]
+    #[schemars(range(min = 1))]
     pub start_ms: u64,
-    /// For the answer to each later request (default 5000).
+    /// For the answer to each later request, and for writing each request
+    /// (default 5000).
+    #[serde(deserialize_with = "milliseconds")]
+    #[schemars(range(min = 1))]
     pub request_ms: u64,
 }
 
@@ -176,9 +205,11 @@ impl Timeouts {
 #[serde(deny_unknown_fields, default)]
 pub struct RandomPlan {
     /// How many games (default 100; 0 for none).
+    #[schemars(range(max = 4_294_967_295_u32))]
     pub games: u32,
     /// Plies after which a game is cut off (default 200): without the
     /// repetition rule a game may never end.
+    #[schemars(range(max = 4_294_967_295_u32))]
     pub max_plies: u32,
     /// The seed of the move choices; absent means a new seed each run. The
     /// seed used is printed, so that any run can be repeated.
@@ -206,10 +237,14 @@ impl Default for RandomPlan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PerftPlan {
-    /// The deepest depth checked (default 6; 0 for none).
+    /// The deepest depth checked (default 6; 0 for none; at most 64).
+    #[serde(deserialize_with = "perft_depth")]
+    #[schemars(range(max = 64))]
     pub max_depth: u32,
     /// Depths whose count exceeds this many nodes are skipped (default
-    /// 100000).
+    /// 100000, at most 1000000000).
+    #[serde(deserialize_with = "perft_nodes")]
+    #[schemars(range(max = 1_000_000_000))]
     pub max_nodes: u64,
 }
 
@@ -220,6 +255,130 @@ impl Default for PerftPlan {
             max_nodes: 100_000,
         }
     }
+}
+
+/// A JSON path without the `?` segments serde_path_to_error gives where
+/// the parser had not yet read a key (a syntax error where a key is
+/// expected): `timeouts.?` is `timeouts`, `?` the top level, `.`.
+fn known_path(path: &str) -> String {
+    let known: Vec<&str> = path.split('.').filter(|s| *s != "?").collect();
+    if known.is_empty() {
+        ".".to_owned()
+    } else {
+        known.join(".")
+    }
+}
+
+/// Reads `T` from a JSON object only: serde's derived structs also take an
+/// array of their fields in order, which the schema refuses.
+fn object<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    struct Object<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Object<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    d.deserialize_map(Object(std::marker::PhantomData))
+}
+
+fn version_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let version = u32::deserialize(d)?;
+    if version != MANIFEST_VERSION {
+        return Err(serde::de::Error::custom(format!(
+            "unknown manifest version {version}: this kpe-check reads version {MANIFEST_VERSION}"
+        )));
+    }
+    Ok(version)
+}
+
+fn command_line<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let command = Vec::<String>::deserialize(d)?;
+    if command.first().is_none_or(String::is_empty) {
+        return Err(serde::de::Error::custom(
+            "expected the program and its arguments, e.g. [\"python3\", \"engine.py\"]",
+        ));
+    }
+    if let Some(i) = command.iter().position(|word| word.contains('\0')) {
+        return Err(serde::de::Error::custom(format!(
+            "word {i} of the command holds a NUL character, which no program can receive"
+        )));
+    }
+    Ok(command)
+}
+
+fn environment<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    let env = BTreeMap::<String, String>::deserialize(d)?;
+    for (name, value) in &env {
+        if name.is_empty() || name.contains('=') || name.contains('\0') {
+            return Err(serde::de::Error::custom(format!(
+                "`{}` is not an environment variable name: expected a non-empty name without `=` or NUL",
+                name.escape_debug()
+            )));
+        }
+        if value.contains('\0') {
+            return Err(serde::de::Error::custom(format!(
+                "the value of `{name}` holds a NUL character, which no environment can hold"
+            )));
+        }
+    }
+    Ok(env)
+}
+
+/// A profile exactly as the schema has it: `default`, or switch names
+/// joined by commas without spaces (the lenient reading of
+/// [`Profile::from_str`](std::str::FromStr) also takes `""` and spaces).
+fn strict_profile<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
+    let text = String::deserialize(d)?;
+    if text == "default" {
+        return Ok(Profile::DEFAULT);
+    }
+    let names = crate::Switch::ALL.map(crate::Switch::name).join(", ");
+    text.split(',').try_fold(Profile::DEFAULT, |profile, word| {
+        let switch = crate::Switch::ALL
+            .into_iter()
+            .find(|s| s.name() == word)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "unknown rules switch `{}`: expected `default` or switch names joined by commas without spaces ({names})",
+                    word.escape_debug()
+                ))
+            })?;
+        Ok(profile.set(switch, true))
+    })
+}
+
+fn milliseconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let ms = u64::deserialize(d)?;
+    if ms == 0 {
+        return Err(serde::de::Error::custom("a timeout must be at least 1 ms"));
+    }
+    Ok(ms)
+}
+
+fn perft_depth<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let depth = u32::deserialize(d)?;
+    if depth > MAX_MANIFEST_PERFT_DEPTH {
+        return Err(serde::de::Error::custom(format!(
+            "perft depth {depth} is deeper than kpe-check counts: at most {MAX_MANIFEST_PERFT_DEPTH}"
+        )));
+    }
+    Ok(depth)
+}
+
+fn perft_nodes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let nodes = u64::deserialize(d)?;
+    if nodes > MAX_PERFT_NODES {
+        return Err(serde::de::Error::custom(format!(
+            "a perft budget of {nodes} nodes is more than kpe-check counts: at most {MAX_PERFT_NODES}"
+        )));
+    }
+    Ok(nodes)
 }
 
 /// Why a manifest could not be used.
@@ -341,14 +500,34 @@ impl Manifest {
             path: path.to_owned(),
             error,
         };
-        let size = std::fs::metadata(path).map_err(read)?.len();
-        if size > MAX_MANIFEST {
-            return Err(ManifestError::TooLarge {
+        let bytes = read_limited(path, MAX_MANIFEST).map_err(|e| match e {
+            LimitedRead::Io(error) => read(error),
+            LimitedRead::NotAFile(kind) => read(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("it is {kind}, not a regular file"),
+            )),
+            LimitedRead::TooLarge(size) => ManifestError::TooLarge {
                 path: path.to_owned(),
                 size,
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(read)?;
+            },
+        })?;
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let (line, column) = line_column(&e.as_bytes()[..at]);
+                return Err(ManifestError::Json {
+                    path: path.to_owned(),
+                    field: ".".to_owned(),
+                    line,
+                    column,
+                    message: format!(
+                        "byte 0x{:02x} is not UTF-8: a manifest is UTF-8 text",
+                        e.as_bytes()[at]
+                    ),
+                });
+            }
+        };
         Manifest::parse(&text, path)
     }
 
@@ -372,39 +551,24 @@ impl Manifest {
                     .to_owned(),
             }
         };
+        if text.starts_with('\u{feff}') {
+            return Err(ManifestError::Json {
+                path: path.to_owned(),
+                field: ".".to_owned(),
+                line: 1,
+                column: 1,
+                message: "the file starts with a UTF-8 byte order mark, which JSON does not allow: save it without one".to_owned(),
+            });
+        }
         let mut de = serde_json::Deserializer::from_str(text);
-        let manifest: Manifest = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let field = e.path().to_string();
-            json_error(field, e.into_inner())
-        })?;
+        let mut track = serde_path_to_error::Track::new();
+        let manifest: Manifest =
+            object(serde_path_to_error::Deserializer::new(&mut de, &mut track))
+                .map_err(|e| json_error(known_path(&track.path().to_string()), e))?;
         de.end().map_err(|e| json_error(".".to_owned(), e))?;
-        let invalid = |field, message: String| ManifestError::Invalid {
-            path: path.to_owned(),
-            field,
-            message,
-        };
-        if manifest.version != MANIFEST_VERSION {
-            return Err(invalid(
-                "version",
-                format!(
-                    "unknown manifest version {}: this kpe-check reads version {MANIFEST_VERSION}",
-                    manifest.version
-                ),
-            ));
-        }
-        if manifest.command.first().is_none_or(String::is_empty) {
-            return Err(invalid(
-                "command",
-                "expected the program and its arguments, e.g. [\"python3\", \"engine.py\"]"
-                    .to_owned(),
-            ));
-        }
-        if manifest.timeouts.start_ms == 0 || manifest.timeouts.request_ms == 0 {
-            return Err(invalid(
-                "timeouts",
-                "timeouts must be at least 1 ms".to_owned(),
-            ));
-        }
+        // The checks of each field (version 1, a program, timeouts of 1 ms
+        // or more, ...) are made as it is read, so that their errors
+        // carry its line and column.
         Ok(manifest)
     }
 

@@ -12,6 +12,7 @@
 mod compare;
 mod engine;
 mod facts;
+pub mod interrupt;
 mod manifest;
 mod process;
 mod reading;
@@ -31,6 +32,8 @@ pub use manifest::{
     AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
     RandomPlan, Timeouts, schema as manifest_schema,
 };
+pub use manifest::{MAX_MANIFEST, MAX_PERFT_NODES};
+pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use reading::{Answers, diagnose};
 pub use repro::reproduction;
@@ -41,4 +44,5 @@ pub use run::{
 pub use scenarios::EngineSubject;
 pub use schedule::MAX_STARTS;
 pub use serve::{Fault, ServeOptions, serve};
+pub use serve::{MAX_PERFT_DEPTH, MAX_REQUEST_LINE};
 pub use shrink::{Diverging, SHRINK_BUDGET, candidates, shrink};

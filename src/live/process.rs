@@ -1,19 +1,24 @@
 //! The engine process: spawned with piped stdio, read line by line on a
-//! thread, with a timeout on every read, a bounded line length, a bounded
-//! stderr tail, and the child killed and reaped on every exit path.
+//! thread and written on another, with a timeout on every read and every
+//! write, a bounded line length, a bounded stderr tail, and the child (with
+//! its process group and, on Linux, every orphan it left) killed and reaped
+//! on every exit path.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+
+use super::interrupt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The longest stdout line accepted from an engine, in bytes. A longer line
+/// The longest stdout line accepted from an engine, in bytes, not counting
+/// its newline. A longer line
 /// is a failure ([`ProcessError::LineTooLong`]), never an allocation of
 /// whatever size the engine likes.
 pub const MAX_LINE: usize = 1 << 20;
@@ -31,7 +36,7 @@ const READ_AHEAD: usize = 64;
 
 /// How long to wait for an exit status once the engine closed its stdout,
 /// or after `quit`, before killing it.
-const EXIT_GRACE: Duration = Duration::from_millis(500);
+pub const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 /// What to start: the program, its arguments, where, and with which
 /// environment additions.
@@ -73,6 +78,19 @@ pub enum ProcessError {
         /// How long the checker waited.
         waited: Duration,
     },
+    /// A request could not be written within the timeout: the engine does
+    /// not read its input.
+    WriteTimeout {
+        /// How long the checker waited.
+        waited: Duration,
+    },
+    /// The engine closed its stdin (a write failed) but has not exited.
+    InputClosed,
+    /// After `quit` and the end of its input the engine did not exit.
+    NoExit {
+        /// How long the checker waited.
+        waited: Duration,
+    },
     /// The engine exited (or closed its stdout) before answering.
     Exited {
         /// How it ended: `exit status: 1`, `signal: 11 (SIGSEGV)`, or
@@ -106,6 +124,19 @@ impl fmt::Display for ProcessError {
             ProcessError::Timeout { waited } => {
                 write!(f, "no answer within {} ms", waited.as_millis())
             }
+            ProcessError::WriteTimeout { waited } => write!(
+                f,
+                "the engine does not read its input: a request could not be written within {} ms",
+                waited.as_millis()
+            ),
+            ProcessError::InputClosed => {
+                f.write_str("the engine closed its input (stdin) but is still running")
+            }
+            ProcessError::NoExit { waited } => write!(
+                f,
+                "the engine did not exit within {} ms of `quit` and the end of its input",
+                waited.as_millis()
+            ),
             ProcessError::Exited {
                 status,
                 clean: true,
@@ -138,6 +169,8 @@ enum Event {
     Line {
         text: String,
         more: bool,
+        /// When the reader thread had it.
+        at: Instant,
     },
     TooLong,
     NotUtf8,
@@ -157,13 +190,18 @@ struct Tail {
 /// everything in its process group).
 pub struct EngineProcess {
     child: Child,
-    stdin: Option<ChildStdin>,
+    stdin: Option<Writer>,
     events: Receiver<Event>,
     tail: Arc<Mutex<Tail>>,
     flooded: Arc<AtomicBool>,
     status: Option<ExitStatus>,
     /// The last line received had more output behind it, not yet taken.
     more: bool,
+    /// When the last request was sent.
+    sent_at: Option<Instant>,
+    /// The last line [`EngineProcess::recv`] gave had been read before the
+    /// last request was sent: it cannot be the answer to it.
+    early: bool,
 }
 
 impl EngineProcess {
@@ -188,9 +226,21 @@ impl EngineProcess {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let mut child = command.spawn().map_err(|e| ProcessError::Spawn {
-            command: launch.to_string(),
-            error: e.to_string(),
+        let mut child = interrupt::spawn_registered(&mut command).map_err(|e| {
+            let error = if launch.cwd.is_dir() {
+                e.to_string()
+            } else {
+                // The OS says "No such file or directory" either way: say
+                // which one is missing.
+                format!(
+                    "its working directory `{}` does not exist or is not a directory",
+                    launch.cwd.display()
+                )
+            };
+            ProcessError::Spawn {
+                command: launch.to_string(),
+                error,
+            }
         })?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -215,13 +265,17 @@ impl EngineProcess {
                 move || read_stderr(stderr, &tail, &flooded, &sender)
             })
         });
-        if let Err(error) = spawned {
-            kill_and_reap(&mut child);
-            return Err(ProcessError::Spawn {
-                command: launch.to_string(),
-                error,
-            });
-        }
+        let writer = spawned.and_then(|()| Writer::spawn(stdin));
+        let stdin = match writer {
+            Ok(writer) => writer,
+            Err(error) => {
+                kill_and_reap(&mut child);
+                return Err(ProcessError::Spawn {
+                    command: launch.to_string(),
+                    error,
+                });
+            }
+        };
         Ok(EngineProcess {
             child,
             stdin: Some(stdin),
@@ -230,29 +284,37 @@ impl EngineProcess {
             flooded,
             status: None,
             more: false,
+            sent_at: None,
+            early: false,
         })
     }
 
-    /// Writes one line (a newline is added) and flushes it.
+    /// Writes one line (a newline is added) and flushes it, waiting at most
+    /// `timeout` for the engine to take it: an engine that does not read
+    /// its input fills the pipe, and the write is abandoned rather than
+    /// blocking the checker.
     ///
     /// # Errors
     ///
-    /// [`ProcessError::Exited`] when the engine is gone, or
-    /// [`ProcessError::Io`] for another write error.
-    pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
-        let Some(stdin) = self.stdin.as_mut() else {
+    /// [`ProcessError::WriteTimeout`] when the write does not finish in
+    /// time, [`ProcessError::Exited`] when the engine is gone,
+    /// [`ProcessError::InputClosed`] when it closed its stdin but still
+    /// runs, or [`ProcessError::Io`] for another write error.
+    pub fn send(&mut self, line: &str, timeout: Duration) -> Result<(), ProcessError> {
+        let Some(writer) = self.stdin.as_mut() else {
             return Err(ProcessError::Io("stdin is already closed".to_owned()));
         };
-        // Requests are small and sent one at a time, each after the previous
-        // answer, so this write never fills the pipe and cannot block for long.
-        let written = stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.write_all(b"\n"))
-            .and_then(|()| stdin.flush());
-        match written {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        self.sent_at = Some(Instant::now());
+        match writer.write(bytes, timeout) {
             Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(self.exited()),
-            Err(e) => Err(ProcessError::Io(e.to_string())),
+            Err(WriteError::Timeout) => Err(ProcessError::WriteTimeout { waited: timeout }),
+            Err(WriteError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                Err(self.input_closed())
+            }
+            Err(WriteError::Io(e)) => Err(ProcessError::Io(e.to_string())),
         }
     }
 
@@ -273,6 +335,15 @@ impl EngineProcess {
             Err(RecvTimeoutError::Timeout) => Err(ProcessError::Timeout { waited: timeout }),
             Err(RecvTimeoutError::Disconnected) => Err(self.exited()),
         }
+    }
+
+    /// Whether the last line [`EngineProcess::recv`] gave was read before
+    /// the last request was sent, so that it answers an earlier one (an
+    /// engine that wrote one answer twice, in two writes too quick for
+    /// [`EngineProcess::unsolicited`] to see the second).
+    #[must_use]
+    pub fn last_was_early(&self) -> bool {
+        self.early
     }
 
     /// A line the engine printed that nobody asked for, if one is waiting.
@@ -316,7 +387,7 @@ impl EngineProcess {
         quit_line: &str,
         timeout: Duration,
     ) -> Result<Option<String>, ProcessError> {
-        self.send(quit_line)?;
+        self.send(quit_line, timeout)?;
         self.stdin = None;
         let deadline = Instant::now() + timeout;
         let mut extra = None;
@@ -336,7 +407,16 @@ impl EngineProcess {
                 Ok(Event::NotUtf8) => return Err(ProcessError::NotUtf8),
                 Ok(Event::ReadError(e)) => return Err(ProcessError::Io(e)),
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(ProcessError::Timeout { waited: timeout });
+                    // Its stdout is still open: it may still run, or a
+                    // process it started holds the pipe.
+                    return match self.wait_for_exit(Duration::ZERO) {
+                        None => Err(ProcessError::NoExit { waited: timeout }),
+                        Some(status) if status.success() => Ok(extra),
+                        Some(status) => Err(ProcessError::Exited {
+                            status: describe(status),
+                            clean: false,
+                        }),
+                    };
                 }
             }
         }
@@ -347,7 +427,7 @@ impl EngineProcess {
                 status: describe(status),
                 clean: false,
             }),
-            None => Err(ProcessError::Timeout { waited: timeout }),
+            None => Err(ProcessError::NoExit { waited: timeout }),
         }
     }
 
@@ -373,8 +453,9 @@ impl EngineProcess {
 
     fn event(&mut self, event: Event) -> Result<String, ProcessError> {
         match event {
-            Event::Line { text, more } => {
+            Event::Line { text, more, at } => {
                 self.more = more;
+                self.early = self.sent_at.is_some_and(|sent| at < sent);
                 Ok(text)
             }
             Event::TooLong => Err(ProcessError::LineTooLong { limit: MAX_LINE }),
@@ -387,7 +468,19 @@ impl EngineProcess {
         }
     }
 
-    /// The engine's stdout closed or its stdin broke: say how it ended.
+    /// A write found its stdin closed: say how it ended, or that it still
+    /// runs with its input closed.
+    fn input_closed(&mut self) -> ProcessError {
+        match self.wait_for_exit(EXIT_GRACE) {
+            Some(status) => ProcessError::Exited {
+                status: describe(status),
+                clean: status.success(),
+            },
+            None => ProcessError::InputClosed,
+        }
+    }
+
+    /// The engine's stdout closed: say how it ended.
     fn exited(&mut self) -> ProcessError {
         match self.wait_for_exit(EXIT_GRACE) {
             Some(status) => ProcessError::Exited {
@@ -407,7 +500,7 @@ impl EngineProcess {
         }
         let deadline = Instant::now() + grace;
         loop {
-            match self.child.try_wait() {
+            match interrupt::try_wait(&mut self.child) {
                 Ok(Some(status)) => {
                     self.status = Some(status);
                     return Some(status);
@@ -424,23 +517,82 @@ impl Drop for EngineProcess {
         self.stdin = None;
         if self.status.is_none() {
             kill_and_reap(&mut self.child);
+        } else {
+            // It exited by itself; what it started may not have.
+            interrupt::sweep_orphans();
         }
     }
 }
 
-/// Kills the child and everything in its process group, then reaps it.
+/// Kills the child and everything in its process group, reaps it, and
+/// (on Linux, in kpe-check) kills and reaps the orphans it left.
 fn kill_and_reap(child: &mut Child) {
-    #[cfg(unix)]
-    {
-        // The group id is the child's pid, which stays reserved until the
-        // child is reaped just below, so this cannot hit another group.
-        let _ = rustix::process::kill_process_group(
-            rustix::process::Pid::from_child(child),
-            rustix::process::Signal::KILL,
-        );
+    interrupt::kill_and_reap(child);
+}
+
+/// Why a write to the engine failed.
+enum WriteError {
+    Timeout,
+    Io(std::io::Error),
+}
+
+/// The engine's stdin, written on a thread of its own so that a write into
+/// a full pipe (an engine that does not read) can be given up on. Dropping
+/// it closes the stdin once the thread has finished its last write.
+struct Writer {
+    lines: Option<SyncSender<Vec<u8>>>,
+    done: Receiver<std::io::Result<()>>,
+    /// A write was given up on and may still be blocked: nothing more can
+    /// be written.
+    stuck: bool,
+}
+
+impl Writer {
+    fn spawn(mut stdin: ChildStdin) -> Result<Writer, String> {
+        let (lines, queue) = sync_channel::<Vec<u8>>(1);
+        let (report, done) = sync_channel(1);
+        thread::Builder::new()
+            .name("kpe-engine-stdin".to_owned())
+            .spawn(move || {
+                for bytes in queue {
+                    let written = stdin.write_all(&bytes).and_then(|()| stdin.flush());
+                    let failed = written.is_err();
+                    if report.send(written).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| format!("could not start a writer thread: {e}"))?;
+        Ok(Writer {
+            lines: Some(lines),
+            done,
+            stuck: false,
+        })
     }
-    let _ = child.kill();
-    let _ = child.wait();
+
+    fn write(&mut self, bytes: Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
+        let closed = || {
+            WriteError::Io(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "stdin is closed",
+            ))
+        };
+        if self.stuck {
+            return Err(WriteError::Timeout);
+        }
+        let lines = self.lines.as_ref().ok_or_else(closed)?;
+        if lines.send(bytes).is_err() {
+            return Err(closed());
+        }
+        match self.done.recv_timeout(timeout) {
+            Ok(result) => result.map_err(WriteError::Io),
+            Err(RecvTimeoutError::Timeout) => {
+                self.stuck = true;
+                Err(WriteError::Timeout)
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(closed()),
+        }
+    }
 }
 
 fn describe(status: ExitStatus) -> String {
@@ -488,7 +640,9 @@ fn read_stdout(stdout: impl Read, sender: &SyncSender<Event>) {
                 let _ = sender.send(Event::Closed);
                 return;
             }
-            Ok(_) if line.len() > MAX_LINE => {
+            // Up to MAX_LINE bytes and the newline: a line of exactly
+            // MAX_LINE bytes is accepted.
+            Ok(_) if line.len() > MAX_LINE && line.last() != Some(&b'\n') => {
                 let _ = sender.send(Event::TooLong);
                 return;
             }
@@ -503,6 +657,7 @@ fn read_stdout(stdout: impl Read, sender: &SyncSender<Event>) {
                     Ok(text) => Event::Line {
                         text,
                         more: !reader.buffer().is_empty(),
+                        at: Instant::now(),
                     },
                     Err(_) => Event::NotUtf8,
                 }
@@ -568,9 +723,98 @@ mod tests {
     #[test]
     fn a_line_written_with_the_reply_is_unsolicited() {
         let mut process = sh("read request; printf 'one\\ntwo\\n'; sleep 30");
-        process.send("go").unwrap();
+        process.send("go", Duration::from_secs(30)).unwrap();
         assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
         assert_eq!(process.unsolicited().unwrap().as_deref(), Some("two"));
         assert_eq!(process.unsolicited().unwrap(), None);
+    }
+
+    /// Regression (issue 10): an answer written twice, in two writes, was
+    /// judged out of turn in some runs and a wrong reply in others: the
+    /// second line, not yet passed on when the next request was sent, was
+    /// taken for its answer. A line read before the request was sent is
+    /// now known to be early.
+    #[test]
+    fn a_line_read_before_the_request_was_sent_is_early() {
+        let mut process =
+            sh("read request; echo one; echo two; read request; echo three; sleep 30");
+        process.send("go", Duration::from_secs(30)).unwrap();
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
+        assert!(!process.last_was_early());
+        // `two` is read by now; the checker sends without looking.
+        thread::sleep(Duration::from_millis(300));
+        process.send("next", Duration::from_secs(30)).unwrap();
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "two");
+        assert!(process.last_was_early());
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "three");
+        assert!(!process.last_was_early());
+    }
+
+    /// Regression (issue 10): a line of exactly MAX_LINE bytes was refused
+    /// as longer than MAX_LINE (the newline was counted).
+    #[test]
+    fn a_line_of_exactly_the_limit_is_accepted() {
+        let script = format!(
+            "head -c {MAX_LINE} /dev/zero | tr '\\0' a; echo; head -c {} /dev/zero | tr '\\0' b; echo; sleep 30",
+            MAX_LINE + 1
+        );
+        let mut process = sh(&script);
+        let line = process.recv(Duration::from_secs(30)).unwrap();
+        assert_eq!(line.len(), MAX_LINE);
+        assert_eq!(
+            process.recv(Duration::from_secs(30)),
+            Err(ProcessError::LineTooLong { limit: MAX_LINE })
+        );
+    }
+
+    /// Regression (issue 10): an engine that closed its stdin was said to
+    /// have closed its output.
+    #[test]
+    fn a_closed_stdin_is_named_as_such() {
+        let mut process = sh("exec 0<&-; echo ready; sleep 30");
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "ready");
+        let err = process.send("go", Duration::from_secs(30)).unwrap_err();
+        assert_eq!(err, ProcessError::InputClosed);
+        assert!(
+            err.to_string().contains("closed its input (stdin)"),
+            "{err}"
+        );
+    }
+
+    /// Regression (issue 10): an engine that does not exit after `quit` got
+    /// "no answer within ...".
+    #[test]
+    fn an_engine_that_does_not_exit_after_quit_is_named_as_such() {
+        let mut process = sh("cat > /dev/null; sleep 30");
+        let err = process
+            .quit("quit", Duration::from_millis(200))
+            .unwrap_err();
+        assert!(matches!(err, ProcessError::NoExit { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("did not exit within 200 ms of `quit`"),
+            "{err}"
+        );
+    }
+
+    /// Regression (issue 10, failure 3), at the pipe: a write into a full
+    /// pipe that nobody reads gives up after the timeout.
+    #[test]
+    fn a_write_nobody_reads_times_out() {
+        let mut process = sh("sleep 30");
+        let chunk = "x".repeat(1 << 16);
+        let mut result = Ok(());
+        for _ in 0..64 {
+            result = process.send(&chunk, Duration::from_millis(100));
+            if result.is_err() {
+                break;
+            }
+        }
+        assert_eq!(
+            result,
+            Err(ProcessError::WriteTimeout {
+                waited: Duration::from_millis(100)
+            })
+        );
     }
 }

@@ -59,8 +59,6 @@ pub struct LiveOptions {
     pub starts: Vec<Position>,
     /// Selection, stopping and known divergences.
     pub policy: Policy,
-    /// Whether to stop at once (a signal arrived); checked between units.
-    pub interrupted: Option<fn() -> Option<&'static str>>,
 }
 
 /// Everything a live run found.
@@ -429,7 +427,8 @@ pub fn check_engine(
     let timeouts = manifest.timeouts;
     let make = move |profile: Profile| Engine::new(launch.clone(), timeouts, profile);
     let progress = Progress::new(options.progress, plan.len() as u64);
-    let interrupted = || options.interrupted.is_some_and(|f| f().is_some());
+    // A signal (src/live/interrupt.rs) stops the run between units.
+    let interrupted = || super::interrupt::interrupted().is_some();
     let jobs = options
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -604,8 +603,8 @@ pub fn check_engine(
     if !several {
         summary.reading = summary.profiles.first().and_then(|p| p.reading.clone());
     }
-    if let Some(signal) = options.interrupted.and_then(|f| f()) {
-        summary.interrupted = Some(signal.to_owned());
+    if let Some(signal) = super::interrupt::interrupted() {
+        summary.interrupted = Some(signal.to_string());
     }
     if info.is_none() {
         info = ran.info;

@@ -12,6 +12,14 @@ use crate::protocol::{EndClaim, PROTOCOL_VERSION, Reply, Request};
 use crate::report::Capture;
 use crate::rules::{self, legal_moves};
 
+/// The longest request line `kpe engine` reads, in bytes: a longer one is
+/// skipped (read to its end without being kept) and answered with `error`.
+pub const MAX_REQUEST_LINE: usize = 1 << 16;
+
+/// The deepest perft `kpe engine` counts: a `perft` request deeper than
+/// this is answered with `error` (the count recurses once per ply).
+pub const MAX_PERFT_DEPTH: u32 = 64;
+
 /// How `kpe engine` should play.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServeOptions {
@@ -44,10 +52,19 @@ pub enum Fault {
     HugeLine,
     /// Write to stderr without end instead of answering.
     StderrFlood,
-    /// Answer each request twice.
+    /// Answer each request twice, in one write.
     ExtraLine,
+    /// Answer each request twice, in two writes.
+    ExtraWrite,
     /// Say protocol version 2 in the hello.
     WrongProtocol,
+    /// Never read stdin after the hello: answer by peeking at the pipe
+    /// (`tee(2)`, Linux; elsewhere this hangs), so that the pipe fills and
+    /// the checker's writes block.
+    NoRead,
+    /// Start a process that detaches itself (`setsid`, else its own process
+    /// group) and holds stdout and stderr, then hang.
+    Detach,
     /// A rules bug no reading explains: capture a 2 or 4 in the mover's own
     /// row when the last stone lands there (breaks CAP-3).
     CaptureOwnRow,
@@ -55,7 +72,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault with its name.
-    pub const ALL: [(&'static str, Fault); 9] = [
+    pub const ALL: [(&'static str, Fault); 12] = [
         ("crash", Fault::Crash),
         ("exit", Fault::Exit),
         ("hang", Fault::Hang),
@@ -63,7 +80,10 @@ impl Fault {
         ("huge-line", Fault::HugeLine),
         ("stderr-flood", Fault::StderrFlood),
         ("extra-line", Fault::ExtraLine),
+        ("extra-write", Fault::ExtraWrite),
         ("wrong-protocol", Fault::WrongProtocol),
+        ("no-read", Fault::NoRead),
+        ("detach", Fault::Detach),
         ("capture-own-row", Fault::CaptureOwnRow),
     ];
 }
@@ -89,80 +109,215 @@ impl FromStr for Fault {
 /// # Errors
 ///
 /// An I/O error reading or writing the streams.
-pub fn serve(input: impl BufRead, mut output: impl Write, options: ServeOptions) -> io::Result<()> {
+pub fn serve(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    options: ServeOptions,
+) -> io::Result<()> {
     let mut profile = options.rules.unwrap_or_default();
-    for line in input.lines() {
-        let line = line?;
-        let request = match serde_json::from_str::<Request>(&line) {
+    let mut line = Vec::new();
+    loop {
+        let Some(read) = read_request(&mut input, &mut line)? else {
+            return Ok(());
+        };
+        let request = match read.and_then(|text| {
+            serde_json::from_str::<Request>(text)
+                .map_err(|e| format!("cannot read the request: {e}"))
+        }) {
             Ok(request) => request,
-            Err(e) => {
-                let reply = Reply::Error {
-                    message: format!("cannot read the request: {e}"),
-                };
-                send(&mut output, &reply)?;
+            Err(message) => {
+                send(&mut output, &Reply::Error { message })?;
                 continue;
             }
         };
         if !matches!(request, Request::Hello { .. }) {
+            if options.fault == Some(Fault::NoRead) {
+                return peek_forever(request, &mut profile, options, &mut output);
+            }
             misbehave(options.fault, &mut output)?;
         }
-        let reply = match request {
-            Request::Hello { profile: asked, .. } => {
-                profile = options.rules.unwrap_or(asked);
-                let protocol = if options.fault == Some(Fault::WrongProtocol) {
-                    PROTOCOL_VERSION + 1
-                } else {
-                    PROTOCOL_VERSION
-                };
-                Reply::Hello {
-                    protocol,
-                    name: "kpe".to_owned(),
-                    version: env!("CARGO_PKG_VERSION").to_owned(),
-                    perft: true,
-                    // Every profile, unless `--rules` pins one: then it
-                    // plays that one whatever it is asked, as an engine
-                    // that follows one reading, and says nothing.
-                    profiles: match options.rules {
-                        None => Some(Profile::all().collect()),
-                        Some(p) if options.announce => Some(vec![p]),
-                        Some(_) => None,
-                    },
-                }
-            }
-            Request::Legal { position } => Reply::Legal {
-                moves: legal_moves(&position, profile).to_vec(),
-            },
-            Request::Play { position, pit } => match rules::play(&position, pit, profile) {
-                Ok((after, report)) => {
-                    let mut reply = Reply::Played {
-                        position: after.to_string(),
-                        captures: report.captures.to_vec(),
-                        end: report.end.map(|end| EndClaim { totals: end.totals }),
-                    };
-                    if options.fault == Some(Fault::CaptureOwnRow) {
-                        reply = capture_own_row(&after, report.landing, reply);
-                    }
-                    reply
-                }
-                Err(illegal) => Reply::Illegal {
-                    reason: illegal.reason.code().to_owned(),
-                },
-            },
-            Request::Perft { position, depth } => Reply::Perft {
-                nodes: perft(&position, depth, profile),
-            },
-            Request::Quit {} => return Ok(()),
+        let Some(reply) = answer(request, &mut profile, options) else {
+            return Ok(());
         };
         if options.fault == Some(Fault::ExtraLine) {
             // Both lines in one write, so they arrive together.
             let line = serde_json::to_string(&reply).map_err(io::Error::other)?;
             output.write_all(format!("{line}\n{line}\n").as_bytes())?;
             output.flush()?;
+        } else if options.fault == Some(Fault::ExtraWrite) {
+            send(&mut output, &reply)?;
+            send(&mut output, &reply)?;
         } else {
             send(&mut output, &reply)?;
         }
     }
-    Ok(())
+}
+
+/// Reads one request line into `line`: `None` at the end of the input,
+/// else the line's text or why it cannot be a request (longer than
+/// [`MAX_REQUEST_LINE`], or not UTF-8). A line too long is consumed to its
+/// end without being kept.
+fn read_request<'a>(
+    input: &mut impl BufRead,
+    line: &'a mut Vec<u8>,
+) -> io::Result<Option<Result<&'a str, String>>> {
+    line.clear();
+    let limit = MAX_REQUEST_LINE as u64 + 1;
+    let n = io::Read::take(&mut *input, limit).read_until(b'\n', line)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+    }
+    if line.len() > MAX_REQUEST_LINE {
+        skip_line(input)?;
+        return Ok(Some(Err(format!(
+            "the request line is longer than {MAX_REQUEST_LINE} bytes"
+        ))));
+    }
+    Ok(Some(std::str::from_utf8(line).map_err(|e| {
+        format!(
+            "the request line is not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        )
+    })))
+}
+
+/// Discards input up to and including the next newline.
+fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
+    loop {
+        let buffer = input.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        if let Some(at) = memchr::memchr(b'\n', buffer) {
+            input.consume(at + 1);
+            return Ok(());
+        }
+        let n = buffer.len();
+        input.consume(n);
+    }
+}
+
+/// The reply to one request under `profile` (which a hello sets), or `None`
+/// for `quit`.
+fn answer(request: Request, profile: &mut Profile, options: ServeOptions) -> Option<Reply> {
+    let reply = match request {
+        Request::Hello { profile: asked, .. } => {
+            *profile = options.rules.unwrap_or(asked);
+            let protocol = if options.fault == Some(Fault::WrongProtocol) {
+                PROTOCOL_VERSION + 1
+            } else {
+                PROTOCOL_VERSION
+            };
+            Reply::Hello {
+                protocol,
+                name: "kpe".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                perft: true,
+                // Every profile, unless `--rules` pins one: then it plays
+                // that one whatever it is asked, as an engine that follows
+                // one reading, and says nothing.
+                profiles: match options.rules {
+                    None => Some(Profile::all().collect()),
+                    Some(p) if options.announce => Some(vec![p]),
+                    Some(_) => None,
+                },
+            }
+        }
+        Request::Legal { position } => Reply::Legal {
+            moves: legal_moves(&position, *profile).to_vec(),
+        },
+        Request::Play { position, pit } => match rules::play(&position, pit, *profile) {
+            Ok((after, report)) => {
+                let mut reply = Reply::Played {
+                    position: after.to_string(),
+                    captures: report.captures.to_vec(),
+                    end: report.end.map(|end| EndClaim { totals: end.totals }),
+                };
+                if options.fault == Some(Fault::CaptureOwnRow) {
+                    reply = capture_own_row(&after, report.landing, reply);
+                }
+                reply
+            }
+            Err(illegal) => Reply::Illegal {
+                reason: illegal.reason.code().to_owned(),
+            },
+        },
+        Request::Perft { depth, .. } if depth > MAX_PERFT_DEPTH => Reply::Error {
+            message: format!(
+                "perft depth {depth} is deeper than this engine counts (at most {MAX_PERFT_DEPTH})"
+            ),
+        },
+        Request::Perft { position, depth } => Reply::Perft {
+            nodes: perft(&position, depth, *profile),
+        },
+        Request::Quit {} => return None,
+    };
+    Some(reply)
+}
+
+/// The `no-read` fault: answers `first`, then every later request, by
+/// peeking at stdin with `tee(2)` and never consuming it, so the pipe
+/// fills (it is shrunk to one page first) and the checker's writes block.
+#[cfg(target_os = "linux")]
+fn peek_forever(
+    first: Request,
+    profile: &mut Profile,
+    options: ServeOptions,
+    output: &mut impl Write,
+) -> io::Result<()> {
+    use std::io::Read as _;
+    use std::os::fd::AsFd as _;
+    let stdin = io::stdin();
+    let fd = stdin.as_fd();
+    let _ = rustix::pipe::fcntl_setpipe_size(fd, 4096);
+    let (peeked, copy) = rustix::pipe::pipe()?;
+    let mut peeked = std::fs::File::from(peeked);
+    let mut answered = 0usize;
+    let mut first = Some(first);
+    loop {
+        let requests = match first.take() {
+            Some(request) => vec![request],
+            None => {
+                // Everything in the pipe, from the start: it is never consumed.
+                let n = rustix::pipe::tee(fd, &copy, 1 << 16, rustix::pipe::SpliceFlags::empty())?;
+                let mut bytes = vec![0; n];
+                peeked.read_exact(&mut bytes)?;
+                let fresh = bytes.get(answered..).unwrap_or_default();
+                let Some(end) = memchr::memrchr(b'\n', fresh) else {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    continue;
+                };
+                answered += end + 1;
+                fresh[..end]
+                    .split(|&b| b == b'\n')
+                    .filter_map(|line| serde_json::from_slice(line).ok())
+                    .collect()
+            }
+        };
+        for request in requests {
+            let Some(reply) = answer(request, profile, options) else {
+                return Ok(());
+            };
+            send(output, &reply)?;
+        }
+    }
+}
+
+/// The `no-read` fault where `tee(2)` is missing: never read, never answer.
+#[cfg(not(target_os = "linux"))]
+fn peek_forever(
+    _: Request,
+    _: &mut Profile,
+    _: ServeOptions,
+    output: &mut impl Write,
+) -> io::Result<()> {
+    misbehave(Some(Fault::Hang), output)
 }
 
 fn send(output: &mut impl Write, reply: &Reply) -> io::Result<()> {
@@ -189,6 +344,10 @@ fn misbehave(fault: Option<Fault>, output: &mut impl Write) -> io::Result<()> {
             output.write_all(b"\n")?;
             output.flush()
         }
+        Some(Fault::Detach) => {
+            detach()?;
+            misbehave(Some(Fault::Hang), output)
+        }
         Some(Fault::StderrFlood) => {
             let chunk = [b'!'; 8192];
             let mut stderr = io::stderr().lock();
@@ -198,6 +357,28 @@ fn misbehave(fault: Option<Fault>, output: &mut impl Write) -> io::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// The `detach` fault: a `sleep` that leaves the engine's process group
+/// (and, with `setsid(1)`, its session) but keeps its stdout and stderr.
+fn detach() -> io::Result<()> {
+    use std::process::{Command, Stdio};
+    let started = Command::new("setsid")
+        .args(["sleep", "3600"])
+        .stdin(Stdio::null())
+        .spawn();
+    let started = match started {
+        Ok(child) => Ok(child),
+        Err(_) => {
+            let mut command = Command::new("sleep");
+            command.arg("3600").stdin(Stdio::null());
+            #[cfg(unix)]
+            std::os::unix::process::CommandExt::process_group(&mut command, 0);
+            command.spawn()
+        }
+    };
+    // Not waited for: it is meant to outlive the engine.
+    started.map(drop)
 }
 
 /// The `capture-own-row` bug: after the move, a landing pit in the mover's

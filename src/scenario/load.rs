@@ -11,6 +11,20 @@ use crate::position::Position;
 use crate::profile::Switch;
 use crate::rules::Reason;
 
+/// The largest suite file read, in bytes (the largest built-in file is
+/// under 40 KB). A larger one is refused before it is parsed.
+pub const MAX_SUITE_FILE: u64 = 8 << 20;
+
+/// The deepest flow nesting (`{`, `[`) a suite file may have; a deeper one
+/// is refused before it reaches the YAML parser, whose time grows with the
+/// square of the depth.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// The deepest block nesting, as a column: indentation, counting each
+/// compact `- ` or `? ` marker as its two columns. Deeper lines are refused
+/// before parsing, like [`MAX_YAML_DEPTH`].
+pub const MAX_YAML_INDENT: usize = 256;
+
 impl Suite {
     /// The conformance suite built into the library: every file of the
     /// `conformance/` directory it was built from, `(file name, text)`, in
@@ -92,11 +106,10 @@ impl Suite {
         names.sort();
         let files = names.into_iter().map(|name| {
             let path = dir.join(&name);
+            let shown = path.display().to_string();
             SourceFile {
-                shown: path.display().to_string(),
-                text: std::fs::read_to_string(&path)
-                    .map(Cow::Owned)
-                    .map_err(|e| e.to_string()),
+                text: read_suite_file(&path).map(Cow::Owned),
+                shown,
                 name,
             }
         });
@@ -119,8 +132,8 @@ impl Suite {
         for SourceFile { shown, name, text } in files {
             let text = match text {
                 Ok(text) => text,
-                Err(message) => {
-                    errors.push(ScenarioError::new(shown, ErrorKind::Read { message }));
+                Err(failure) => {
+                    errors.push(failure.into_error(shown));
                     continue;
                 }
             };
@@ -133,10 +146,11 @@ impl Suite {
             }
             match parse_file(&shown, &text) {
                 Ok(file) => {
+                    let ids = IdLines::new(&text);
                     let mut occurrence: HashMap<&str, usize> = HashMap::new();
                     for scenario in &file.scenarios {
                         let n = occurrence.entry(&scenario.id).or_default();
-                        let line = id_line(&text, &scenario.id, *n);
+                        let line = ids.get(&scenario.id, *n);
                         *n += 1;
                         let here = match line {
                             Some((l, _)) => format!("{shown}:{l}"),
@@ -182,7 +196,140 @@ impl Suite {
 struct SourceFile<'a> {
     shown: String,
     name: String,
-    text: Result<Cow<'a, str>, String>,
+    text: Result<Cow<'a, str>, ReadFailure>,
+}
+
+/// Why a suite file gave no text.
+enum ReadFailure {
+    /// It could not be read, is not a regular file, or is too large.
+    Read(String),
+    /// A byte that is not UTF-8, at this line and column.
+    NotUtf8 {
+        line: usize,
+        column: usize,
+        byte: u8,
+    },
+}
+
+impl ReadFailure {
+    fn into_error(self, shown: String) -> ScenarioError {
+        match self {
+            ReadFailure::Read(message) => ScenarioError::new(shown, ErrorKind::Read { message }),
+            ReadFailure::NotUtf8 { line, column, byte } => ScenarioError::new(
+                shown,
+                ErrorKind::Yaml {
+                    message: format!(
+                        "byte 0x{byte:02x} is not UTF-8: a scenario file is UTF-8 text"
+                    ),
+                },
+            )
+            .at(Some((line, column))),
+        }
+    }
+}
+
+/// Reads a suite file: a regular file of at most [`MAX_SUITE_FILE`] bytes,
+/// in UTF-8.
+fn read_suite_file(path: &Path) -> Result<String, ReadFailure> {
+    let bytes = read_limited(path, MAX_SUITE_FILE).map_err(|e| {
+        ReadFailure::Read(match e {
+            LimitedRead::Io(e) => e.to_string(),
+            LimitedRead::NotAFile(kind) => {
+                format!("it is {kind}, not a regular file: scenario files are regular files")
+            }
+            LimitedRead::TooLarge(size) => {
+                format!("{size} bytes is too large for a scenario file (at most {MAX_SUITE_FILE})")
+            }
+        })
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let (line, column) = line_column(&e.as_bytes()[..at]);
+        ReadFailure::NotUtf8 {
+            line,
+            column,
+            byte: e.as_bytes()[at],
+        }
+    })
+}
+
+/// Why [`read_limited`] read nothing.
+#[derive(Debug)]
+pub(crate) enum LimitedRead {
+    /// Opening or reading failed.
+    Io(std::io::Error),
+    /// Not a regular file: a directory, a FIFO, a device... (what it is).
+    NotAFile(&'static str),
+    /// Larger than the limit (its size, or the limit + 1 when it grew).
+    TooLarge(u64),
+}
+
+/// Reads a regular file of at most `limit` bytes. Anything else (a FIFO,
+/// which would block, a device such as `/dev/zero`, which never ends) is
+/// refused before a byte is read, and a file that grows while it is read is
+/// cut at `limit + 1` bytes and refused.
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LimitedRead> {
+    use std::io::Read as _;
+    // The type is checked before opening: opening a FIFO for reading
+    // blocks until a writer comes.
+    let meta = std::fs::metadata(path).map_err(LimitedRead::Io)?;
+    if !meta.is_file() {
+        return Err(LimitedRead::NotAFile(file_type_name(&meta.file_type())));
+    }
+    let file = std::fs::File::open(path).map_err(LimitedRead::Io)?;
+    let meta = file.metadata().map_err(LimitedRead::Io)?;
+    if !meta.is_file() {
+        // Replaced between the two looks.
+        return Err(LimitedRead::NotAFile(file_type_name(&meta.file_type())));
+    }
+    if meta.len() > limit {
+        return Err(LimitedRead::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(LimitedRead::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(LimitedRead::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// What a file that is not a regular file is, in words.
+fn file_type_name(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The 1-based line and column just after `before` (columns count
+/// characters, as serde_json's do).
+pub(crate) fn line_column(before: &[u8]) -> (usize, usize) {
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    (line, column)
 }
 
 // ---------------------------------------------------------------------------
@@ -226,7 +373,7 @@ pub fn reason_codes() -> Vec<&'static str> {
 
 /// The position error codes an `invalid_start` may name (see
 /// [`crate::PositionError::code`]).
-pub const POSITION_CODES: [&str; 9] = [
+pub const POSITION_CODES: [&str; 10] = [
     "syntax",
     "pit-count",
     "pit-out-of-range",
@@ -236,6 +383,7 @@ pub const POSITION_CODES: [&str; 9] = [
     "captured-while-locked",
     "unused-pit-too-low",
     "side-to-move",
+    "south-first",
 ];
 
 // ---------------------------------------------------------------------------
@@ -571,11 +719,12 @@ pub fn parse_file(name: &str, text: &str) -> Result<ScenarioFile, ScenarioErrors
             },
         ));
     }
+    let ids = IdLines::new(text);
     let mut first: HashMap<&str, Option<(usize, usize)>> = HashMap::new();
     let mut occurrence: HashMap<&str, usize> = HashMap::new();
     for scenario in &file.scenarios {
         let n = occurrence.entry(&scenario.id).or_default();
-        let location = id_line(text, &scenario.id, *n);
+        let location = ids.get(&scenario.id, *n);
         *n += 1;
         for kind in check_scenario(scenario, &known) {
             errors.push(
@@ -612,14 +761,8 @@ pub fn parse_file(name: &str, text: &str) -> Result<ScenarioFile, ScenarioErrors
 /// Returns a read error, or every problem [`parse_file`] finds.
 pub fn load_file(path: &Path) -> Result<ScenarioFile, ScenarioErrors> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ScenarioErrors(vec![ScenarioError::new(
-            name.clone(),
-            ErrorKind::Read {
-                message: e.to_string(),
-            },
-        )])
-    })?;
+    let text =
+        read_suite_file(path).map_err(|e| ScenarioErrors(vec![e.into_error(name.clone())]))?;
     parse_file(&name, &text)
 }
 
@@ -639,11 +782,12 @@ pub fn parse_perft_file(name: &str, text: &str) -> Result<PerftFile, ScenarioErr
             ErrorKind::Empty { what: "`tables`" },
         ));
     }
+    let ids = IdLines::new(text);
     let mut first: HashMap<&str, String> = HashMap::new();
     let mut occurrence: HashMap<&str, usize> = HashMap::new();
     for table in &file.tables {
         let n = occurrence.entry(&table.id).or_default();
-        let location = id_line(text, &table.id, *n);
+        let location = ids.get(&table.id, *n);
         *n += 1;
         let mut kinds = Vec::new();
         if !is_slug(&table.id) {
@@ -707,6 +851,12 @@ pub fn parse_perft_file(name: &str, text: &str) -> Result<PerftFile, ScenarioErr
 
 /// Deserialises YAML, turning a parse error into a located [`ScenarioError`].
 fn from_yaml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, ScenarioErrors> {
+    if let Err((line, column, message)) = prescan(text) {
+        return Err(ScenarioErrors(vec![
+            ScenarioError::new(name.to_owned(), ErrorKind::Yaml { message })
+                .at(Some((line, column))),
+        ]));
+    }
     serde_yaml::from_str(text).map_err(|e| {
         let location = e.location().map(|l| (l.line(), l.column()));
         let mut message = e.to_string();
@@ -736,18 +886,157 @@ pub fn is_slug(id: &str) -> bool {
         })
 }
 
-/// The line and column of the `n`-th (0-based) `id: <id>` entry in `text`.
-fn id_line(text: &str, id: &str, n: usize) -> Option<(usize, usize)> {
-    text.lines()
-        .enumerate()
-        .filter_map(|(i, line)| {
+/// Where each `id: <id>` entry of a text is, found in one pass (looking
+/// each id up in the whole text made loading quadratic in its size).
+struct IdLines<'a>(HashMap<&'a str, Vec<(usize, usize)>>);
+
+impl<'a> IdLines<'a> {
+    fn new(text: &'a str) -> IdLines<'a> {
+        let mut map: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
             let trimmed = line.trim_start();
             let key = trimmed.trim_start_matches('-').trim_start();
-            let value = key.strip_prefix("id:")?;
+            let Some(value) = key.strip_prefix("id:") else {
+                continue;
+            };
             let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
-            (value == id).then(|| (i + 1, line.len() - key.len() + 1))
-        })
-        .nth(n)
+            map.entry(value)
+                .or_default()
+                .push((i + 1, line.len() - key.len() + 1));
+        }
+        IdLines(map)
+    }
+
+    /// The line and column of the `n`-th (0-based) entry for `id`.
+    fn get(&self, id: &str, n: usize) -> Option<(usize, usize)> {
+        self.0.get(id)?.get(n).copied()
+    }
+}
+
+/// The line and column of the `n`-th (0-based) `id: <id>` entry in `text`.
+#[cfg(test)]
+fn id_line(text: &str, id: &str, n: usize) -> Option<(usize, usize)> {
+    IdLines::new(text).get(id, n)
+}
+
+/// A cheap linear scan run before the YAML parser: refuses flow nesting
+/// deeper than [`MAX_YAML_DEPTH`], block nesting past column
+/// [`MAX_YAML_INDENT`], and tags (`!tag`, `%TAG`), which scenario files do
+/// not use and the parser would ignore. It follows quoted scalars and skips
+/// comments and block scalars (`|`, `>`), so their text is not taken for
+/// structure. Returns the line, column and message of the first problem.
+fn prescan(text: &str) -> Result<(), (usize, usize, String)> {
+    let mut depth = 0usize;
+    // Inside a quoted scalar: its quote character.
+    let mut quote: Option<char> = None;
+    // Inside a block scalar: the indentation of the line that opened it.
+    let mut block: Option<usize> = None;
+    for (i, line) in text.lines().enumerate() {
+        let number = i + 1;
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(parent) = block {
+            if line.trim().is_empty() || indent > parent {
+                continue;
+            }
+            block = None;
+        }
+        if quote.is_none() && depth == 0 {
+            if line.starts_with("%TAG") {
+                return Err((
+                    number,
+                    1,
+                    "YAML tag directives are not used in scenario files".to_owned(),
+                ));
+            }
+            // The column where the content starts, after the indentation
+            // and any compact `- ` / `? ` markers.
+            let mut rest = &line[indent..];
+            while let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
+                rest = after.trim_start_matches(' ');
+            }
+            let column = line.len() - rest.len();
+            if column > MAX_YAML_INDENT {
+                return Err((
+                    number,
+                    column + 1,
+                    format!(
+                        "nested deeper than column {MAX_YAML_INDENT}: scenario files are shallow"
+                    ),
+                ));
+            }
+        }
+        // Whether the next character starts a scalar: only there do a
+        // quote, a bracket, `!`, `|` or `>` mean structure.
+        let mut at_start = true;
+        // The previous character, outside quotes.
+        let mut previous = ' ';
+        let mut column = 0;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            column += 1;
+            if let Some(q) = quote {
+                if q == '"' && c == '\\' {
+                    chars.next();
+                    column += 1;
+                } else if c == q {
+                    if q == '\'' && chars.peek() == Some(&'\'') {
+                        chars.next();
+                        column += 1;
+                    } else {
+                        quote = None;
+                        at_start = false;
+                    }
+                }
+                previous = c;
+                continue;
+            }
+            match c {
+                ' ' | '\t' => {
+                    // After an indicator (`- `, `? `, `key: `) a scalar starts.
+                    if matches!(previous, ':' | '-' | '?' | ',') {
+                        at_start = true;
+                    }
+                }
+                '#' if matches!(previous, ' ' | '\t') => break,
+                '"' | '\'' if at_start => quote = Some(c),
+                '[' | '{' if at_start || depth > 0 => {
+                    depth += 1;
+                    if depth > MAX_YAML_DEPTH {
+                        return Err((
+                            number,
+                            column,
+                            format!(
+                                "nested deeper than {MAX_YAML_DEPTH} levels of `{{` and `[`: scenario files are shallow"
+                            ),
+                        ));
+                    }
+                    at_start = true;
+                }
+                ']' | '}' if depth > 0 => {
+                    depth -= 1;
+                    at_start = false;
+                }
+                ',' if depth > 0 => at_start = true,
+                '!' if at_start => {
+                    return Err((
+                        number,
+                        column,
+                        "YAML tags (`!name`) are not used in scenario files".to_owned(),
+                    ));
+                }
+                '|' | '>' if at_start && depth == 0 => {
+                    // A block scalar header: its text is the more indented
+                    // lines that follow.
+                    block = Some(indent);
+                    break;
+                }
+                ':' if depth > 0 => at_start = true,
+                _ => at_start = false,
+            }
+            previous = c;
+        }
+    }
+    Ok(())
 }
 
 /// The readings and the rule each one belongs to.
@@ -928,6 +1217,9 @@ mod tests {
             },
             PositionError::SideToMove {
                 to_move: Player::South,
+            },
+            PositionError::SouthFirst {
+                to_move: Player::North,
             },
         ];
         let codes: Vec<&str> = errors.iter().map(PositionError::code).collect();

@@ -1,0 +1,113 @@
+// The fuzz entry points, shared by the cargo-fuzz targets (`fuzz_targets/`)
+// and the stable replay of the corpus (`tests/fuzz_corpus.rs`), which both
+// `include!` this file. Each takes arbitrary bytes, feeds them to one reader
+// of kpe, and checks what must hold of any input: no panic, and what is
+// accepted reads back the same after printing.
+
+use std::path::Path;
+
+/// The position notation: whatever parses prints and parses back to the
+/// same position.
+pub fn notation(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(position) = text.parse::<kpe::Position>() {
+        let printed = position.to_string();
+        let again: kpe::Position = printed.parse().expect("a printed position reads back");
+        assert_eq!(again, position, "{printed}");
+        let setup = position.to_setup();
+        assert_eq!(kpe::Position::from_setup(&setup).ok(), Some(position));
+    }
+    let _ = text.parse::<kpe::Setup>();
+}
+
+/// The engine manifest reader: an accepted manifest, printed as JSON,
+/// reads back the same.
+pub fn manifest(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let path = Path::new("fuzz.json");
+    if let Ok(manifest) = kpe::live::Manifest::parse(text, path) {
+        let printed = serde_json::to_string(&manifest).expect("a manifest prints");
+        let again =
+            kpe::live::Manifest::parse(&printed, path).expect("a printed manifest reads back");
+        assert_eq!(again, manifest, "{printed}");
+        let _ = manifest.launch(Path::new("/base"));
+    }
+}
+
+/// An engine's reply line: read as a protocol reply, then compared, as an
+/// answer, with the reference rules for a question picked by the first
+/// byte, under every profile.
+pub fn reply(data: &[u8]) {
+    use kpe::live::{Answer, Question, compare};
+    use kpe::protocol::Reply;
+    let Some((&pick, line)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(line) else {
+        return;
+    };
+    let Ok(reply) = serde_json::from_str::<Reply>(text) else {
+        return;
+    };
+    let answer = match reply {
+        Reply::Legal { moves } => Answer::Legal(moves),
+        Reply::Played {
+            position,
+            captures,
+            end,
+        } => Answer::Played {
+            position,
+            captures,
+            end,
+        },
+        Reply::Illegal { reason } => Answer::Illegal(reason),
+        _ => return,
+    };
+    let positions = [
+        "6,6,6,6/6,6,6,6 S 0/0 ----/----",
+        "1,0,0,0/1,0,0,0 S 22/24 1234/1234",
+        "0,0,0,2/4,0,0,0 N 20/22 1234/1234",
+        "8,6,6,6/6,6,6,4 S 0/0 1---/1234",
+    ];
+    let position: kpe::Position = positions[usize::from(pick) % positions.len()]
+        .parse()
+        .expect("the fuzz positions are valid");
+    let pit = kpe::Pit::ALL[usize::from(pick / 4) % kpe::Pit::ALL.len()];
+    let question = if pick & 0x80 == 0 {
+        Question::Play(position, pit)
+    } else {
+        Question::Legal(position)
+    };
+    for profile in kpe::Profile::all() {
+        if let Some(mismatch) = compare(&question, &answer, profile) {
+            let _ = format!("{mismatch:?}");
+        }
+    }
+}
+
+/// The scenario loader: a scenario file and a perft file, from the same
+/// text.
+pub fn scenario(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Err(errors) = kpe::scenario::parse_file("fuzz.yaml", text) {
+        let _ = errors.to_string();
+    }
+    if let Err(errors) = kpe::scenario::parse_perft_file("perft.yaml", text) {
+        let _ = errors.to_string();
+    }
+}
+
+/// The transcript reader, streaming from the bytes as from a file, with
+/// its report written nowhere.
+pub fn transcript(data: &[u8]) {
+    let mut sink = kpe::check::JsonSink::new(std::io::sink());
+    if let Err(e) = kpe::check::check_transcript_reader("fuzz.json", data, &mut sink) {
+        let _ = e.to_string();
+    }
+}

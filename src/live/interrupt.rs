@@ -1,0 +1,299 @@
+//! Interruption and the engines' descendants: the registry of live engine
+//! processes, the orphan sweep, and the SIGINT/SIGTERM/SIGHUP handler.
+//!
+//! Every engine is spawned through [`spawn_registered`], which records its
+//! pid (also its process group id) while the registry lock is held, so the
+//! handler and the sweep always know which of the checker's children are
+//! engines. [`install`] (called by `kpe-check` at start) does two things:
+//!
+//! - On Linux it makes the checker a *child subreaper*
+//!   (`PR_SET_CHILD_SUBREAPER`): a process an engine started that detached
+//!   itself (`setsid`, a double fork) is re-parented to the checker when its
+//!   parent dies, instead of to init. After each engine is killed, every
+//!   child of the checker that is not a registered engine is such an orphan,
+//!   and [`sweep_orphans`] kills and reaps it (and, round by round, its own
+//!   children as they are re-parented in turn). Elsewhere only the engine's
+//!   process group is killed.
+//! - It handles SIGINT, SIGTERM and SIGHUP on a thread: the first one is
+//!   recorded ([`interrupted`]), every registered engine's process group is
+//!   killed, orphans are swept, and no new engine may start
+//!   ([`spawn_registered`] refuses), so the run winds down at once and its
+//!   report says what was checked so far; the caller exits with
+//!   [`Signal::exit_code`]. A second signal ends the process at once.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::io;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// A signal that interrupts a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGHUP (the terminal went away).
+    Hup,
+    /// SIGINT (Ctrl-C).
+    Int,
+    /// SIGTERM.
+    Term,
+}
+
+impl Signal {
+    /// Its number on Linux and the BSDs.
+    #[must_use]
+    pub fn number(self) -> u8 {
+        match self {
+            Signal::Hup => 1,
+            Signal::Int => 2,
+            Signal::Term => 15,
+        }
+    }
+
+    /// The exit code of a run it interrupted: 128 + its number (129, 130,
+    /// 143), as shells report a process killed by it.
+    #[must_use]
+    pub fn exit_code(self) -> u8 {
+        128 + self.number()
+    }
+
+    fn from_number(n: u8) -> Option<Signal> {
+        match n {
+            1 => Some(Signal::Hup),
+            2 => Some(Signal::Int),
+            15 => Some(Signal::Term),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Signal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Signal::Hup => "SIGHUP",
+            Signal::Int => "SIGINT",
+            Signal::Term => "SIGTERM",
+        })
+    }
+}
+
+/// The signal that arrived, 0 for none.
+static INTERRUPTED: AtomicU8 = AtomicU8::new(0);
+
+/// Whether [`install`] made this process a child subreaper.
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// The pids of the live engines (each also its process group id). An entry
+/// is removed, under this lock, before or as its child is reaped, so a pid
+/// found here always names an unreaped child and signalling it cannot hit
+/// an unrelated process.
+static ENGINES: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+fn engines() -> MutexGuard<'static, BTreeSet<i32>> {
+    ENGINES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The signal that interrupted the run, if one did.
+#[must_use]
+pub fn interrupted() -> Option<Signal> {
+    Signal::from_number(INTERRUPTED.load(Ordering::SeqCst))
+}
+
+/// Makes this process a child subreaper (Linux) and handles SIGINT, SIGTERM
+/// and SIGHUP as the module documentation says. Call it once, early; a
+/// second call adds nothing.
+///
+/// # Errors
+///
+/// The operating system refused to register the handlers or to make the
+/// process a subreaper.
+pub fn install() -> io::Result<()> {
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    #[cfg(target_os = "linux")]
+    {
+        rustix::process::set_child_subreaper(Some(rustix::process::getpid()))?;
+        SUBREAPER.store(true, Ordering::SeqCst);
+    }
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        std::thread::Builder::new()
+            .name("kpe-signals".to_owned())
+            .spawn(move || {
+                for number in signals.forever() {
+                    let number = u8::try_from(number).unwrap_or(15);
+                    let first = INTERRUPTED
+                        .compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok();
+                    kill_all();
+                    if !first {
+                        std::process::exit(i32::from(128 + number));
+                    }
+                }
+            })?;
+    }
+    Ok(())
+}
+
+/// Spawns `command` and records the child as a live engine, under the
+/// registry lock (so the sweep never takes it for an orphan).
+///
+/// # Errors
+///
+/// The spawn failed, or the run was interrupted (no engine starts then).
+pub(crate) fn spawn_registered(command: &mut Command) -> io::Result<Child> {
+    let mut live = engines();
+    if let Some(signal) = interrupted() {
+        return Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            format!("kpe-check was interrupted by {signal}"),
+        ));
+    }
+    let child = command.spawn()?;
+    if let Ok(pid) = i32::try_from(child.id()) {
+        live.insert(pid);
+    }
+    Ok(child)
+}
+
+/// Polls `child` for an exit status; when it has exited it is reaped and
+/// leaves the registry in one step, under the lock.
+pub(crate) fn try_wait(child: &mut Child) -> io::Result<Option<std::process::ExitStatus>> {
+    let mut live = engines();
+    let status = child.try_wait()?;
+    if status.is_some() {
+        forget(&mut live, child);
+    }
+    Ok(status)
+}
+
+/// Kills `child` and everything in its process group, reaps it, then
+/// sweeps the orphans it left.
+pub(crate) fn kill_and_reap(child: &mut Child) {
+    {
+        let mut live = engines();
+        #[cfg(unix)]
+        if live.contains(&pid_of(child)) {
+            // Unreaped (it is in the registry), so its pid still names its
+            // group and cannot name another.
+            let _ = rustix::process::kill_process_group(
+                rustix::process::Pid::from_child(child),
+                rustix::process::Signal::KILL,
+            );
+        }
+        forget(&mut live, child);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    sweep_orphans();
+}
+
+/// Removes a child from the registry (it is reaped or about to be).
+fn forget(live: &mut BTreeSet<i32>, child: &Child) {
+    live.remove(&pid_of(child));
+}
+
+fn pid_of(child: &Child) -> i32 {
+    i32::try_from(child.id()).unwrap_or(i32::MAX)
+}
+
+/// Kills every live engine's process group, then sweeps the orphans. The
+/// engines stay registered: their owners reap them.
+pub fn kill_all() {
+    #[cfg(unix)]
+    {
+        let live = engines();
+        for &pid in live.iter() {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+    sweep_orphans();
+}
+
+/// The most rounds of the sweep: each round kills the orphans found, whose
+/// own children are re-parented to the checker for the next round.
+const SWEEP_ROUNDS: usize = 64;
+
+/// Kills and reaps every child of this process that is not a registered
+/// engine: descendants of engines re-parented here because the checker is a
+/// subreaper. Does nothing unless [`install`] made it one.
+pub fn sweep_orphans() {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    for _ in 0..SWEEP_ROUNDS {
+        let live = engines();
+        let orphans: Vec<i32> = children()
+            .into_iter()
+            .filter(|pid| !live.contains(pid))
+            .collect();
+        drop(live);
+        if orphans.is_empty() {
+            return;
+        }
+        for pid in orphans {
+            // A child of ours, unreaped: its pid cannot be reused yet.
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
+            }
+        }
+    }
+}
+
+/// The pids of this process's children, from `/proc/PID/stat` (the fourth
+/// field, after the parenthesised command name, is the parent's pid).
+#[cfg(target_os = "linux")]
+fn children() -> Vec<i32> {
+    let me = rustix::process::getpid().as_raw_nonzero().get();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|&pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| parent_of(&stat))
+                == Some(me)
+        })
+        .collect()
+}
+
+/// The parent pid in the text of `/proc/PID/stat`.
+fn parent_of(stat: &str) -> Option<i32> {
+    let (_, after) = stat.rsplit_once(')')?;
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parent_pid_is_read_after_the_command_name() {
+        assert_eq!(parent_of("42 (a b) c) S 7 42 42 0"), Some(7));
+        assert_eq!(parent_of("42 (sleep) R 1 1"), Some(1));
+        assert_eq!(parent_of("garbage"), None);
+    }
+
+    #[test]
+    fn exit_codes_are_128_plus_the_signal() {
+        assert_eq!(Signal::Int.exit_code(), 130);
+        assert_eq!(Signal::Term.exit_code(), 143);
+        assert_eq!(Signal::Hup.exit_code(), 129);
+        for s in [Signal::Hup, Signal::Int, Signal::Term] {
+            assert_eq!(Signal::from_number(s.number()), Some(s));
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Hostile engines (issue 10): an engine that never reads, one whose child
+//! detaches itself, a kpe-check interrupted by a signal, and `kpe engine`
+//! fed requests meant to break it. Every test is bounded by kpe-check's own
+//! timeouts, and every one that starts processes checks that none is left
+//! (finding them by a marker in their environment, which children inherit)
+//! and kills any it finds before failing.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use kpe::check::JsonSink;
+use kpe::live::{LiveOptions, Manifest, check_engine};
+
+fn kpe() -> &'static str {
+    env!("CARGO_BIN_EXE_kpe")
+}
+
+/// A manifest for `kpe engine --fault FAULT`, its processes marked with
+/// `mark` in their environment.
+fn manifest(fault: &str, request_ms: u64, mark: &str) -> serde_json::Value {
+    serde_json::json!({
+        "format": "kpe-engine", "version": 1,
+        "command": [kpe(), "engine", "--fault", fault],
+        "env": {"KPE_HOSTILE_MARK": mark},
+        "timeouts": {"start_ms": 10000, "request_ms": request_ms},
+        "random": {"games": 1, "seed": 1},
+        "perft": {"max_depth": 1},
+    })
+}
+
+fn write_manifest(dir: &Path, value: &serde_json::Value) -> std::path::PathBuf {
+    let path = dir.join("engine.json");
+    std::fs::write(&path, value.to_string()).unwrap();
+    path
+}
+
+/// A marker unique to this test and this run.
+fn mark(test: &str) -> String {
+    format!("{test}-{}", std::process::id())
+}
+
+/// The pids of live (not zombie) processes whose environment holds `mark`.
+#[cfg(target_os = "linux")]
+fn marked(mark: &str) -> Vec<i32> {
+    let needle = format!("KPE_HOSTILE_MARK={mark}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| Some(s.rsplit_once(')')?.1.trim_start().starts_with('Z')))
+                .unwrap_or(true);
+            !zombie
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.split(|&b| b == 0).any(|var| var == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// Fails if a process marked `mark` is still alive, killing those left.
+#[cfg(target_os = "linux")]
+fn assert_none_left(mark: &str) {
+    // A killed process is gone once reaped; give the reaper a moment.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut left = marked(mark);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        left = marked(mark);
+    }
+    for &pid in &left {
+        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+/// Waits for `child` to exit, at most `limit`; kills it and fails past that.
+fn wait_bounded(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Regression (issue 10, failure 3): an engine that answers by peeking at
+/// its stdin and never reads it fills the pipe; kpe-check blocked in
+/// `write(2)` for ever. Now the write has the request timeout.
+#[test]
+#[cfg(target_os = "linux")]
+fn an_engine_that_never_reads_gets_a_write_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = mark("no-read");
+    let path = write_manifest(dir.path(), &manifest("no-read", 500, &mark));
+    let manifest = Manifest::load(&path).unwrap();
+    let options = LiveOptions {
+        seed: Some(1),
+        games: Some(3),
+        perft_depth: Some(1),
+        ..LiveOptions::default()
+    };
+    let report = check_engine(
+        &manifest,
+        &path,
+        &options,
+        &mut JsonSink::new(std::io::sink()),
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let error = report
+        .units
+        .iter()
+        .find_map(|u| u.error.as_ref())
+        .expect("an errored unit");
+    assert_eq!(error.code, "write-timeout", "{error:?}");
+    assert!(error.message.contains("the engine does not read its input"), "{error:?}");
+    assert_eq!(report.summary.verdict(), kpe::check::RunVerdict::Errored);
+    assert_none_left(&mark);
+}
+
+/// Regression (issue 10, failure 4): a child of the engine that calls
+/// `setsid()` left the engine's process group and survived every kill,
+/// one per start. kpe-check is now a child subreaper and kills the orphans.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_detached_grandchild_is_killed_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = mark("detach");
+    let path = write_manifest(dir.path(), &manifest("detach", 300, &mark));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .arg(&path)
+        .args(["--suite", "conformance", "--format", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(60));
+    // The engine answers well but leaves a detached process: it conforms
+    // (errors at shutdown aside), and nothing is left behind.
+    assert!(matches!(status.code(), Some(0 | 3)), "{status:?}");
+    assert_none_left(&mark);
+}
+
+/// Regression (issue 10, failure 5): SIGINT, SIGTERM or SIGHUP to kpe-check
+/// left a hanging engine running. Now the engine is killed and reaped, the
+/// report so far is printed and the exit code is 128 + the signal.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_signal_kills_the_engine_and_exits_with_128_plus_its_number() {
+    use rustix::process::{Pid, Signal, kill_process};
+    for (signal, code) in [(Signal::TERM, 143), (Signal::INT, 130), (Signal::HUP, 129)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mark = mark(&format!("signal-{code}"));
+        // The engine hangs at its first request, for a minute.
+        let path = write_manifest(dir.path(), &manifest("hang", 60_000, &mark));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+            .arg(&path)
+            .args(["--format", "json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the engine runs (it said hello and hangs).
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while marked(&mark).is_empty() {
+            assert!(Instant::now() < deadline, "the engine never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let pid = Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+        kill_process(pid, signal).unwrap();
+        let status = wait_bounded(&mut child, Duration::from_secs(30));
+        let mut stdout = String::new();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(code), "{stderr}");
+        assert!(stderr.contains("interrupted by SIG"), "{stderr}");
+        // The report of what was checked so far is printed.
+        let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert!(report.is_object(), "{stdout}");
+        let name = match code {
+            143 => "SIGTERM",
+            130 => "SIGINT",
+            _ => "SIGHUP",
+        };
+        assert_eq!(report["summary"]["interrupted"], name, "{stdout}");
+        assert_none_left(&mark);
+    }
+}
+
+/// A `kpe engine` speaking on pipes, for the request tests below.
+struct Served {
+    child: Child,
+    replies: BufReader<std::process::ChildStdout>,
+}
+
+impl Served {
+    fn start() -> Served {
+        let mut child = Command::new(kpe())
+            .arg("engine")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let replies = BufReader::new(child.stdout.take().unwrap());
+        Served { child, replies }
+    }
+
+    fn ask(&mut self, request: &[u8]) -> serde_json::Value {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(request).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        self.replies.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn error_message(reply: &serde_json::Value) -> &str {
+    assert_eq!(reply["type"], "error", "{reply}");
+    reply["message"].as_str().unwrap()
+}
+
+/// Regression (issue 10, failure 6): a deep perft overflowed `kpe engine`'s
+/// stack (SIGABRT). It now answers `error` past its documented limit, and
+/// goes on serving.
+#[test]
+fn kpe_engine_refuses_a_perft_deeper_than_its_limit() {
+    let mut engine = Served::start();
+    let deep = format!(
+        r#"{{"type":"perft","position":"1,0,0,0/1,0,0,0 S 22/24 1234/1234","depth":{}}}"#,
+        kpe::live::MAX_PERFT_DEPTH + 1
+    );
+    let message = error_message(&engine.ask(deep.as_bytes())).to_owned();
+    assert!(message.contains("at most 64"), "{message}");
+    let reply = engine
+        .ask(br#"{"type":"perft","position":"1,0,0,0/1,0,0,0 S 22/24 1234/1234","depth":100000}"#);
+    error_message(&reply);
+    let reply =
+        engine.ask(br#"{"type":"perft","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----","depth":2}"#);
+    assert_eq!(reply["nodes"], 16, "{reply}");
+}
+
+/// Regression (issue 10): `kpe engine` exited 1 on a request line that is
+/// not UTF-8, and kept request lines of any length. Both get `error` now,
+/// and the engine goes on serving.
+#[test]
+fn kpe_engine_answers_error_to_bad_bytes_and_overlong_lines() {
+    let mut engine = Served::start();
+    let message = error_message(&engine.ask(b"{\"type\":\"legal\xff\"}")).to_owned();
+    assert!(message.contains("not UTF-8"), "{message}");
+    let long = vec![b'x'; kpe::live::MAX_REQUEST_LINE + 10];
+    let message = error_message(&engine.ask(&long)).to_owned();
+    assert!(message.contains("longer than 65536 bytes"), "{message}");
+    let exact = {
+        // The longest line accepted: valid JSON padded with spaces.
+        let mut line = br#"{"type":"legal","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#.to_vec();
+        line.resize(kpe::live::MAX_REQUEST_LINE, b' ');
+        line
+    };
+    let reply = engine.ask(&exact);
+    assert_eq!(reply["type"], "legal", "{reply}");
+}
+
+/// Regression (issue 10, failure 1): a start in which North is to move, or
+/// has moved, before South's first move was accepted. South moves first
+/// (BOARD-5), so both are refused, by `kpe show` and in a transcript.
+#[test]
+fn a_start_where_north_moved_first_is_refused() {
+    for start in [
+        "6,6,6,6/6,6,6,6 N 0/0 ----/----",
+        "7,7,7,6/0,7,7,7 S 0/0 ----/1---",
+    ] {
+        let out = Command::new(kpe()).args(["show", start]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{start}: {stderr}");
+        assert!(
+            stderr.contains("South is the player who moves first"),
+            "{stderr}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        let transcript = format!(
+            r#"{{"format":"kpe-transcript","version":1,"engine":{{"name":"e","version":"1"}},"games":[{{"id":"g","start":"{start}","plies":[]}}]}}"#
+        );
+        std::fs::write(&path, transcript).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(2), "{start}: {text}");
+        assert!(
+            text.contains("South is the player who moves first"),
+            "{text}"
+        );
+    }
+}
+
+/// Regression (issue 10): a working directory that does not exist was
+/// blamed on the command ("No such file or directory").
+#[test]
+fn a_missing_working_directory_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut value = manifest("hang", 300, "cwd");
+    value["cwd"] = serde_json::json!("no-such-dir");
+    let path = write_manifest(dir.path(), &value);
+    let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    // An engine that cannot start is errored (exit 3), and the report
+    // names the working directory.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("its working directory") && stdout.contains("no-such-dir"),
+        "{stdout}"
+    );
+}
+
+/// Regression (issue 10): an engine writing one answer twice in two quick
+/// writes was judged out of turn in some runs, a wrong reply in others.
+#[test]
+fn an_answer_written_twice_in_two_writes_is_out_of_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_manifest(dir.path(), &manifest("extra-write", 2000, "extra-write"));
+    let manifest = Manifest::load(&path).unwrap();
+    let options = LiveOptions {
+        seed: Some(1),
+        games: Some(1),
+        perft_depth: Some(1),
+        ..LiveOptions::default()
+    };
+    for _ in 0..3 {
+        let report = check_engine(
+            &manifest,
+            &path,
+            &options,
+            &mut JsonSink::new(std::io::sink()),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        let codes: Vec<&str> = report
+            .units
+            .iter()
+            .filter_map(|u| u.error.as_ref().map(|e| e.code.as_str()))
+            .collect();
+        assert!(codes.contains(&"out-of-turn"), "{codes:?}");
+        assert!(!codes.contains(&"wrong-reply"), "{codes:?}");
+    }
+}
