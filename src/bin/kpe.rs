@@ -92,6 +92,9 @@ enum Command {
         /// Misbehave on purpose, for testing kpe-check.
         #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Fault>())]
         fault: Option<kpe::live::Fault>,
+        /// Answer with a seeded rules bug, for testing kpe-check's diagnosis.
+        #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Bug>())]
+        bug: Option<kpe::live::Bug>,
     },
     /// Check the conformance suite and print it: a summary, or with
     /// `--json` every scenario file and the perft tables as one JSON
@@ -146,7 +149,7 @@ fn main() -> ExitCode {
             rules,
             json,
         } => play(&moves, from, rules, json),
-        Command::Engine { rules, fault } => engine(rules, fault),
+        Command::Engine { rules, fault, bug } => engine(rules, fault, bug),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
     }
 }
@@ -320,8 +323,12 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
 }
 
 /// `kpe engine`: serve the protocol until `quit` or the end of the input.
-fn engine(rules: Option<Profile>, fault: Option<kpe::live::Fault>) -> ExitCode {
-    let options = kpe::live::ServeOptions { rules, fault };
+fn engine(
+    rules: Option<Profile>,
+    fault: Option<kpe::live::Fault>,
+    bug: Option<kpe::live::Bug>,
+) -> ExitCode {
+    let options = kpe::live::ServeOptions { rules, fault, bug };
     match kpe::live::serve(std::io::stdin().lock(), std::io::stdout().lock(), options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -87,7 +87,8 @@ pub(crate) fn diagnose(
     let others: Vec<Profile> = Profile::all().filter(|&p| p != claimed_profile).collect();
 
     // The readings under which the whole ply is right explain every field
-    // at once; failing those, each field is explained on its own.
+    // at once. A reading that gives one field but not the whole ply explains
+    // nothing: its rule and a note would point away from the rule broken.
     let whole: Vec<Profile> = others
         .iter()
         .copied()
@@ -100,23 +101,8 @@ pub(crate) fn diagnose(
     let mut notes = Vec::new();
     let mut rules = RuleSet::new();
     for field in Mismatch::FIELDS.into_iter().filter(|&f| mismatch.has(f)) {
-        // Which other readings would have given the engine's answer here?
-        let explained: Vec<Profile> = others
-            .iter()
-            .copied()
-            .filter(|&p| {
-                let (l, r) = check.answer_under(p, claim.mv, true);
-                // Only a field the rules answer can match: after a refused
-                // move there is no position, capture or end to compare.
-                let answered = field == Mismatch::LEGAL || r.is_ok();
-                answered && !compare(claim, l.as_ref(), &r).has(field)
-            })
-            .collect();
         let mut diff = field_diff(field, check, claim, &legal, &result);
-        let near = closest(
-            claimed_profile,
-            if whole.is_empty() { &explained } else { &whole },
-        );
+        let near = closest(claimed_profile, &whole);
         if let (Mismatch::MOVE, Err(refusal)) = (field, &result) {
             // A refused move is decided by its reason's rule in any case.
             diff.rules.insert(refusal.reason.rule());
@@ -132,14 +118,6 @@ pub(crate) fn diagnose(
                 {
                     diff.rules.insert(switch_rule(*s));
                 }
-            }
-            if whole.is_empty() {
-                notes.push(format!(
-                    "`{}` is what the rules give under {}: {}",
-                    diff.field,
-                    profile_list(&near),
-                    super::reading::switch_summary(claimed_profile, near[0])
-                ));
             }
         }
         rules.extend(diff.rules);

@@ -9,6 +9,7 @@
 //! ([`diagnose`], through [`crate::check::name_reading`]). [`serve`] is the other side: the reference rules speaking
 //! the protocol, behind `kpe engine`.
 
+mod bugs;
 mod compare;
 mod engine;
 mod facts;
@@ -21,6 +22,7 @@ mod scenarios;
 mod serve;
 mod shrink;
 
+pub use bugs::Bug;
 pub use compare::{FieldDiff, Mismatch, compare, expected};
 pub use engine::{Engine, EngineInfo, Failure, FailureKind};
 pub use facts::{Answer, Facts, Question};

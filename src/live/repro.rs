@@ -70,9 +70,21 @@ pub fn reproduction(found: &Diverging, profile: Profile, unit: Option<&str>) -> 
             });
             if let Some(pit) = question.pit()
                 && let Ok((_, report)) = rules::play(&position, pit, profile)
-                && let Some(end) = report.end
             {
-                scenario.result = Some(finished(end.reason, end.totals));
+                match report.end {
+                    Some(end) => scenario.result = Some(finished(end.reason, end.totals)),
+                    // The engine ended a game that goes on: the scenario
+                    // must say so, or it pins only what the engine got right.
+                    None if found
+                        .mismatch
+                        .fields
+                        .iter()
+                        .any(|f| matches!(f.field, "game_over" | "totals")) =>
+                    {
+                        scenario.result = Some(Outcome::Unfinished);
+                    }
+                    None => {}
+                }
             }
         }
         Answer::Illegal(reason) => {

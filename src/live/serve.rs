@@ -21,6 +21,8 @@ pub struct ServeOptions {
     pub rules: Option<Profile>,
     /// Misbehave on purpose, for testing kpe-check without other programs.
     pub fault: Option<Fault>,
+    /// Answer `legal` and `play` with a seeded rules bug (`kpe engine --bug`).
+    pub bug: Option<super::bugs::Bug>,
 }
 
 /// A deliberate misbehaviour of `kpe engine --fault`, used by the tests of
@@ -101,6 +103,12 @@ pub fn serve(input: impl BufRead, mut output: impl Write, options: ServeOptions)
         };
         if !matches!(request, Request::Hello { .. }) {
             misbehave(options.fault, &mut output)?;
+        }
+        if let Some(bug) = options.bug
+            && let Some(reply) = super::bugs::answer(bug, &request, profile)
+        {
+            send(&mut output, &reply)?;
+            continue;
         }
         let reply = match request {
             Request::Hello { profile: asked, .. } => {
