@@ -14,8 +14,13 @@
 use std::path::Path;
 
 use kpe::check::{Divergence, InputError, Sink, Summary, UnitResult};
-use kpe::live::{Bug, Engine, EngineSubject, LiveOptions, LiveReport, Manifest, check_engine};
+use kpe::live::{
+    Answer, Bug, BugSession, Diverging, Engine, EngineSubject, LiveOptions, LiveReport, Manifest,
+    Question, check_engine, compare, repetition_rules, reproduction, reproduction_in_game,
+};
+use kpe::protocol::{Reply, Request};
 use kpe::scenario::{Reference, Subject};
+use kpe::{Game, Position, Profile};
 
 /// A sink that keeps nothing: the tests look at the returned report.
 struct Discard;
@@ -141,7 +146,7 @@ macro_rules! corpus_tests {
 
         #[test]
         fn every_bug_has_a_test() {
-            let tested = [$($bug),*];
+            let tested = [$($bug,)* "ends-on-repetition"];
             for (name, _, _) in Bug::ALL {
                 assert!(name == "none" || tested.contains(&name), "no test for {name}");
             }
@@ -186,4 +191,108 @@ corpus_tests! {
 fn the_corpus_control_conforms() {
     let (report, _dir) = check("none");
     assert!(report.conforms(), "{:?}", divergences(&report));
+}
+
+/// An engine started on `manifest_path`, claiming the default profile.
+fn engine(manifest_path: &Path) -> Engine {
+    let manifest = Manifest::load(manifest_path).unwrap();
+    Engine::new(
+        manifest.launch(manifest_path.parent().unwrap()),
+        manifest.timeouts,
+        Profile::DEFAULT,
+    )
+}
+
+fn as_answer(reply: Reply) -> Answer {
+    match reply {
+        Reply::Played {
+            position,
+            captures,
+            end,
+        } => Answer::Played {
+            position,
+            captures,
+            end,
+        },
+        Reply::Illegal { reason } => Answer::Illegal(reason),
+        other => panic!("not an answer to play: {other:?}"),
+    }
+}
+
+/// END-3: the one bug with state. The engine ends a game the first time a
+/// position recurs while claiming the default reading, so its answer
+/// depends on the game it was asked about: the reproduction must replay the
+/// repeating stretch, and the rule it breaks is END-3.
+#[test]
+fn end_3_ends_on_repetition_reproduces_with_its_history() {
+    // Caught live.
+    let (report, dir) = check("ends-on-repetition");
+    assert!(
+        !divergences(&report).is_empty(),
+        "ends-on-repetition was not caught"
+    );
+    // The chase: one stone each, four pits apart, for ever by default.
+    let start: Position = "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse().unwrap();
+    let mut game = Game::new(start, Profile::DEFAULT);
+    let pit = loop {
+        let pit = game.legal_moves()[0];
+        let mut next = game.clone();
+        next.play(pit).unwrap();
+        if next.is_repetition() {
+            break pit;
+        }
+        assert!(game.positions().len() < 100, "the chase does not repeat");
+        game = next;
+    };
+    // The engine's answer to that move, in a session that saw the game.
+    let mut session = BugSession::new(Bug::EndsOnRepetition);
+    for (before, report) in game.positions().iter().zip(game.reports()) {
+        let request = Request::Play {
+            position: *before,
+            pit: report.pit,
+        };
+        session.answer(&request, Profile::DEFAULT).unwrap();
+    }
+    let question = Question::Play(*game.current(), pit);
+    let claimed = as_answer(
+        session
+            .answer(&question.request(), Profile::DEFAULT)
+            .unwrap(),
+    );
+    let mismatch = compare(&question, &claimed, Profile::DEFAULT).expect("it diverges");
+    let found = Diverging {
+        question,
+        claimed,
+        mismatch,
+    };
+    assert_eq!(
+        repetition_rules(&found, Profile::DEFAULT, &game),
+        Some(vec!["END-3"])
+    );
+    let manifest_path = dir.path().join("engine.json");
+    // The one-question scenario does not reproduce: a fresh engine has no
+    // history, so it answers right.
+    let plain = reproduction(&found, Profile::DEFAULT, None);
+    let mut fresh = engine(&manifest_path);
+    assert!(
+        EngineSubject::new(&mut fresh)
+            .verify("plain", &plain, Profile::DEFAULT)
+            .is_ok()
+    );
+    // With the stretch it does: the reference conforms, under every profile
+    // it admits; the bugged engine fails at the same ply.
+    let scenario = reproduction_in_game(&found, Profile::DEFAULT, Some("chase"), &game);
+    assert!(scenario.moves.len() > 1, "{scenario:?}");
+    assert!(scenario.rules.iter().any(|r| r == "END-3"));
+    for profile in scenario.profiles() {
+        assert!(!profile.has(kpe::Switch::EndOnRepetition));
+        Reference::new()
+            .verify("reproduction", &scenario, profile)
+            .unwrap_or_else(|e| panic!("the reference fails the reproduction: {e}"));
+    }
+    let mut fresh = engine(&manifest_path);
+    let failed = EngineSubject::new(&mut fresh)
+        .verify("reproduction", &scenario, Profile::DEFAULT)
+        .expect_err("the bugged engine passes the reproduction");
+    assert_eq!(failed.ply, scenario.moves.len(), "{failed}");
 }

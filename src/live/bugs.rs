@@ -87,11 +87,15 @@ pub enum Bug {
     /// MOVE-4: an opponent's pit is refused as `not-own-pit` even when the
     /// game is over.
     NotOwnBeforeGameOver,
+    /// END-3: the engine keeps the game it is asked about (each move played
+    /// on the position it gave last) and ends it the first time a position
+    /// recurs, while claiming the default reading. The only bug with state.
+    EndsOnRepetition,
 }
 
 impl Bug {
     /// Every bug with its name and the rule it breaks (the control first).
-    pub const ALL: [(&'static str, Bug, &'static str); 30] = [
+    pub const ALL: [(&'static str, Bug, &'static str); 31] = [
         ("none", Bug::None, ""),
         (
             "extra-turn-after-capture",
@@ -142,6 +146,7 @@ impl Bug {
             Bug::NotOwnBeforeGameOver,
             "MOVE-4",
         ),
+        ("ends-on-repetition", Bug::EndsOnRepetition, "END-3"),
     ];
 
     /// The bug's name, as `--bug` takes it.
@@ -184,8 +189,76 @@ impl FromStr for Bug {
     }
 }
 
+/// A session of a bugged engine: the bug, and for [`Bug::EndsOnRepetition`]
+/// the game it believes it is playing.
+#[derive(Clone, Debug)]
+pub struct Session {
+    bug: Bug,
+    /// The positions of the current game, the last one the engine gave.
+    game: Vec<Position>,
+}
+
+impl Session {
+    /// A new session.
+    #[must_use]
+    pub fn new(bug: Bug) -> Session {
+        Session {
+            bug,
+            game: Vec::new(),
+        }
+    }
+
+    /// The answer to a `legal` or `play` request; `None` for the others,
+    /// which are answered like the reference.
+    pub fn answer(&mut self, request: &Request, profile: Profile) -> Option<Reply> {
+        let reply = answer(self.bug, request, profile)?;
+        if self.bug != Bug::EndsOnRepetition {
+            return Some(reply);
+        }
+        let Request::Play { position, .. } = request else {
+            return Some(reply);
+        };
+        // A move on another position than the last one given starts a new
+        // game.
+        if self.game.last() != Some(position) {
+            self.game = vec![*position];
+        }
+        let Reply::Played {
+            position: after,
+            captures,
+            end,
+        } = reply
+        else {
+            return Some(reply);
+        };
+        let Ok(next) = after.parse::<Position>() else {
+            return Some(Reply::Played {
+                position: after,
+                captures,
+                end,
+            });
+        };
+        // END-3 (the bug): a recurrence ends the game, under any profile.
+        let end = if end.is_none() && self.game.contains(&next) {
+            Some(EndClaim {
+                totals: crate::rules::sweep(&next),
+            })
+        } else {
+            end
+        };
+        self.game.push(next);
+        Some(Reply::Played {
+            position: after,
+            captures,
+            end,
+        })
+    }
+}
+
 /// The bugged engine's answer to a `legal` or `play` request; `None` for
-/// the other requests, which it answers like the reference.
+/// the other requests, which it answers like the reference. Stateless:
+/// [`Bug::EndsOnRepetition`] answers like the reference here and needs a
+/// [`Session`].
 #[must_use]
 pub fn answer(bug: Bug, request: &Request, profile: Profile) -> Option<Reply> {
     match *request {
@@ -585,7 +658,8 @@ mod tests {
         let missing: Vec<&str> = Bug::ALL
             .iter()
             .map(|(n, _, _)| *n)
-            .filter(|n| *n != "none" && !differs.contains(n))
+            // The one bug with state shows only in a session (tests/bug_corpus.rs).
+            .filter(|n| !["none", "ends-on-repetition"].contains(n) && !differs.contains(n))
             .collect();
         assert!(missing.is_empty(), "bugs never seen: {missing:?}");
     }

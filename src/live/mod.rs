@@ -22,7 +22,7 @@ mod scenarios;
 mod serve;
 mod shrink;
 
-pub use bugs::Bug;
+pub use bugs::{Bug, Session as BugSession};
 pub use compare::{FieldDiff, Mismatch, compare, expected};
 pub use engine::{Engine, EngineInfo, Failure, FailureKind};
 pub use facts::{Answer, Facts, Question};
@@ -32,7 +32,7 @@ pub use manifest::{
 };
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use reading::{Answers, diagnose};
-pub use repro::reproduction;
+pub use repro::{repetition_rules, reproduction, reproduction_in_game};
 pub use run::{
     ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
     MAX_DIVERGING_GAMES, MAX_SHRINKS, MAX_STARTS, check_engine, check_manifest_file,

@@ -89,6 +89,7 @@ impl FromStr for Fault {
 /// An I/O error reading or writing the streams.
 pub fn serve(input: impl BufRead, mut output: impl Write, options: ServeOptions) -> io::Result<()> {
     let mut profile = options.rules.unwrap_or_default();
+    let mut bugged = options.bug.map(super::bugs::Session::new);
     for line in input.lines() {
         let line = line?;
         let request = match serde_json::from_str::<Request>(&line) {
@@ -104,8 +105,8 @@ pub fn serve(input: impl BufRead, mut output: impl Write, options: ServeOptions)
         if !matches!(request, Request::Hello { .. }) {
             misbehave(options.fault, &mut output)?;
         }
-        if let Some(bug) = options.bug
-            && let Some(reply) = super::bugs::answer(bug, &request, profile)
+        if let Some(session) = bugged.as_mut()
+            && let Some(reply) = session.answer(&request, profile)
         {
             send(&mut output, &reply)?;
             continue;
