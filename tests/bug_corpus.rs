@@ -296,3 +296,104 @@ fn end_3_ends_on_repetition_reproduces_with_its_history() {
         .expect_err("the bugged engine passes the reproduction");
     assert_eq!(failed.ply, scenario.moves.len(), "{failed}");
 }
+
+/// Transcript mode cites the same rule for the same mistake: one-ply
+/// transcripts of the bugged engines' answers (the examples of issue 9,
+/// each once cited wrongly), checked by `kpe-check FILE.json`.
+#[test]
+fn transcripts_of_the_bugged_answers_cite_the_same_rule() {
+    for (bug, start, pit, legal, rule) in [
+        (
+            "chain-also-forward",
+            "0,28,3,2/2,5,1,7 N 0/0 1-34/1234",
+            "N2",
+            false,
+            "CAP-2",
+        ),
+        (
+            "lock-on-opponent",
+            "0,4,0,0/7,1,0,0 S 36/0 1234/-234",
+            "S2",
+            false,
+            "LOCK-1",
+        ),
+        (
+            "feeding-at-one-stone",
+            "1,2,0,4/0,0,1,0 S 20/20 1234/1234",
+            "S4",
+            true,
+            "FEED-1",
+        ),
+        (
+            "origin-keeps-a-stone",
+            "6,6,6,6/6,6,6,6 S 0/0 ----/----",
+            "S3",
+            false,
+            "SOW-2",
+        ),
+        (
+            "no-sweep",
+            "0,0,0,0/1,1,0,0 N 14/32 1234/1234",
+            "N1",
+            false,
+            "END-2",
+        ),
+    ] {
+        let bug: Bug = bug.parse().unwrap();
+        let position: Position = start.parse().unwrap();
+        let pit: kpe::Pit = pit.parse().unwrap();
+        let mut session = BugSession::new(bug);
+        let Reply::Played {
+            position: after,
+            captures,
+            end,
+        } = session
+            .answer(&Request::Play { position, pit }, Profile::DEFAULT)
+            .unwrap()
+        else {
+            panic!("{bug} refuses {pit}");
+        };
+        let mut ply = serde_json::json!({
+            "move": pit.to_string(), "after": after, "captures": captures,
+            "game_over": end.is_some(),
+        });
+        if let Some(end) = end {
+            ply["totals"] = serde_json::json!(end.totals);
+        }
+        if legal {
+            let Some(Reply::Legal { moves }) =
+                session.answer(&Request::Legal { position }, Profile::DEFAULT)
+            else {
+                panic!("no legal moves");
+            };
+            ply["legal"] = serde_json::json!(moves);
+        }
+        // The header comes first, so the text is written in order.
+        let transcript = format!(
+            r#"{{"format": "kpe-transcript", "version": 1, "engine": {{"name": "{bug}", "version": "1"}}, "games": [{{"id": "g", "start": "{start}", "plies": [{ply}]}}]}}"#
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        std::fs::write(&path, &transcript).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+            .arg(&path)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let divergence = &report["units"][0]["divergence"];
+        assert_eq!(
+            divergence["rules"],
+            serde_json::json!([rule]),
+            "{bug}: {report}"
+        );
+        let notes = divergence["notes"].as_array().cloned().unwrap_or_default();
+        assert!(
+            notes.iter().all(|n| !n
+                .as_str()
+                .unwrap_or("")
+                .contains("what the rules give under")),
+            "{bug}: a reading is named: {notes:?}"
+        );
+    }
+}

@@ -457,7 +457,7 @@ fn capture_rules(before: &Position, report: &Report, got: &[Capture]) -> Vec<&'s
 /// steps that only inherit the error are not cited. Empty when no step can
 /// be singled out; the caller then cites every rule deciding a differing
 /// field.
-fn broken(
+pub(crate) fn broken(
     question: &Question,
     expected: &Answer,
     claimed: &Answer,

@@ -9,8 +9,8 @@
 //! ([`diagnose`], through [`crate::check::name_reading`]). [`serve`] is the other side: the reference rules speaking
 //! the protocol, behind `kpe engine`.
 
-mod bugs;
-mod compare;
+pub(crate) mod bugs;
+pub(crate) mod compare;
 mod engine;
 mod facts;
 mod manifest;
