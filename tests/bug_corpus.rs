@@ -397,3 +397,72 @@ fn transcripts_of_the_bugged_answers_cite_the_same_rule() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Protocol points of spec/PROTOCOL.md the corpus relies on
+// ---------------------------------------------------------------------------
+
+/// An engine that answers the hello with `hello_reply` and then nothing
+/// (with the directory it runs in).
+#[cfg(unix)]
+fn scripted(hello_reply: &str) -> (Engine, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let script = format!("read line; echo '{hello_reply}'; read line");
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": ["sh", "-c", script],
+        "timeouts": {"start_ms": 10000, "request_ms": 2000},
+    });
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    (engine(&path), dir)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hello_needs_name_and_version_and_an_error_hello_fails_the_start() {
+    // name and version are required.
+    let (mut e, _dir) = scripted(r#"{"type":"hello","protocol":1}"#);
+    let failure = e.start().map(|_| ()).unwrap_err();
+    assert_eq!(failure.code, "garbage", "{}", failure.kind);
+    // An engine that cannot play the profile asked answers with `error`.
+    let (mut e, _dir) = scripted(r#"{"type":"error","message":"cannot play strict-lock"}"#);
+    let failure = e.start().map(|_| ()).unwrap_err();
+    assert!(
+        ["engine-error", "wrong-reply"].contains(&failure.code),
+        "{}",
+        failure.kind
+    );
+    assert!(
+        failure.kind.to_string().contains("error"),
+        "{}",
+        failure.kind
+    );
+}
+
+#[test]
+fn kpe_engine_answers_a_request_with_an_unknown_field_with_error_and_goes_on() {
+    let input = [
+        r#"{"type":"hello","protocol":1,"profile":"default"}"#,
+        r#"{"type":"legal","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----","depth":3}"#,
+        r#"{"type":"legal","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#,
+    ]
+    .join("\n");
+    let mut out = Vec::new();
+    kpe::live::serve(
+        input.as_bytes(),
+        &mut out,
+        kpe::live::ServeOptions::default(),
+    )
+    .unwrap();
+    let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(
+        lines[1].starts_with(r#"{"type":"error""#) && lines[1].contains("unknown field `depth`"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(
+        lines[2],
+        r#"{"type":"legal","moves":["S1","S2","S3","S4"]}"#
+    );
+}
