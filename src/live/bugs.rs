@@ -641,7 +641,7 @@ mod tests {
                         let want = expected(q, profile);
                         assert_eq!(answer(Bug::None, q, profile), want, "{q:?} {profile}");
                         for (name, bug, _) in Bug::ALL {
-                            if answer(bug, q, profile) != want {
+                            if !differs.contains(name) && answer(bug, q, profile) != want {
                                 differs.insert(name);
                             }
                         }
