@@ -85,7 +85,8 @@ pub fn compare(question: &Question, claimed: &Answer, profile: Profile) -> Optio
             let mut sorted = got.clone();
             sorted.sort();
             if *want != sorted {
-                let rules = legal_rules(question.position(), want, got, profile);
+                // The rule broken decides the field.
+                let rules = legal_broken(question.position(), got, profile);
                 let mut diff = field("legal", pits(want), pits(got), rules);
                 // What is missing from the engine's list, and what it has
                 // that it should not (a pit named twice is one too many).
@@ -216,45 +217,6 @@ fn totals(end: Option<&EndClaim>) -> String {
 
 fn reason_rule(code: &str) -> Option<&'static str> {
     parse_reason(code).ok().map(|r| r.rule())
-}
-
-/// The rules that decide which moves are legal in `position`.
-fn legal_rules(
-    position: &Position,
-    want: &[Pit],
-    got: &[Pit],
-    profile: Profile,
-) -> Vec<&'static str> {
-    let mover = position.to_move();
-    let mut rules = Vec::new();
-    if got.iter().any(|p| p.owner() != mover) {
-        rules.push("MOVE-1");
-    }
-    if got
-        .iter()
-        .any(|&p| p.owner() == mover && position.stones(p) == 0)
-    {
-        rules.push("MOVE-2");
-    }
-    let feeding = position.row_stones(mover.opponent()) == 0 && position.row_stones(mover) > 0;
-    if feeding {
-        rules.extend(["FEED-1", "FEED-2"]);
-        let non_empty = mover
-            .pits()
-            .iter()
-            .filter(|&&p| position.stones(p) > 0)
-            .count();
-        if rules::game_over(position, profile).is_some() || want.len() == non_empty {
-            rules.push("FEED-3");
-        }
-    }
-    if want.is_empty() || got.is_empty() {
-        rules.push("END-1");
-    }
-    if rules.is_empty() {
-        rules.extend(["MOVE-1", "MOVE-2"]);
-    }
-    rules
 }
 
 fn played_diff(
