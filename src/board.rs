@@ -78,16 +78,6 @@ impl Player {
         let base = (self.index() * ROW) as u8;
         [Pit(base), Pit(base + 1), Pit(base + 2), Pit(base + 3)]
     }
-
-    /// The player named by a notation letter (`S`/`N`, either case).
-    #[must_use]
-    pub fn from_letter(c: char) -> Option<Player> {
-        match c {
-            'S' | 's' => Some(Player::South),
-            'N' | 'n' => Some(Player::North),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for Player {
@@ -271,5 +261,15 @@ mod tests {
         for bad in ["", "S", "S0", "S5", "X1", "S12", "1S", "Sé", "s1", "n4"] {
             assert!(bad.parse::<Pit>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn from_index_accepts_exactly_the_eight_board_indices() {
+        for (i, pit) in Pit::ALL.into_iter().enumerate() {
+            assert_eq!(Pit::from_index(i), Some(pit));
+            assert_eq!(pit.index(), i);
+        }
+        assert_eq!(Pit::from_index(PITS), None);
+        assert_eq!(Pit::from_index(usize::MAX), None);
     }
 }

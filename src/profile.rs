@@ -235,4 +235,19 @@ mod tests {
         let err = "skip-origin,bogus".parse::<Profile>().unwrap_err();
         assert!(err.to_string().contains("`bogus`"), "{err}");
     }
+
+    #[test]
+    fn setting_a_switch_off_clears_only_that_switch() {
+        let all = Profile::with(&Switch::ALL);
+        for switch in Switch::ALL {
+            let off = all.set(switch, false);
+            assert!(!off.has(switch), "{switch}");
+            assert_eq!(off.switches().count(), 4, "{switch}");
+            assert!(Switch::ALL.iter().all(|&s| s == switch || off.has(s)));
+            // Off twice stays off; off on the default is the default.
+            assert_eq!(off.set(switch, false), off);
+            assert_eq!(Profile::DEFAULT.set(switch, false), Profile::DEFAULT);
+            assert_eq!(off.set(switch, true), all);
+        }
+    }
 }

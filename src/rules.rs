@@ -280,6 +280,11 @@ pub(crate) fn apply(position: &Position, pit: Pit, profile: Profile) -> (Positio
     (next, report)
 }
 
+/// The most pits a sowing can step through: 48 stones, plus one skipped
+/// origin for each full lap of 8 under `skip-origin` (SOW-4), is 54; seven
+/// laps are 56.
+const SOW_STEP_LIMIT: usize = 56;
+
 /// SOW-2 to SOW-5: take up every stone of `pit` and sow them one by one in
 /// sowing order, a single lap.
 fn sow(position: &mut Position, pit: Pit, profile: Profile, report: &mut Report) {
@@ -287,7 +292,10 @@ fn sow(position: &mut Position, pit: Pit, profile: Profile, report: &mut Report)
     let mut in_hand = position.pits[pit.index()];
     position.pits[pit.index()] = 0;
     let mut current = pit;
-    while in_hand > 0 {
+    for _ in 0..SOW_STEP_LIMIT {
+        if in_hand == 0 {
+            break;
+        }
         // SOW-3: one stone into each following pit, counter-clockwise.
         current = current.next();
         // SOW-4 (I1): coming back around to the origin.
@@ -298,6 +306,12 @@ fn sow(position: &mut Position, pit: Pit, profile: Profile, report: &mut Report)
         in_hand -= 1;
         report.sown.push(current);
     }
+    // Guard, not a rule: a sowing that has not ended by now is a bug in this
+    // file, so it fails here instead of looping for ever.
+    assert_eq!(
+        in_hand, 0,
+        "sowing from {pit} did not end in {SOW_STEP_LIMIT} steps"
+    );
     // SOW-5: the lap ends where the last stone fell; no relay.
     report.landing = current;
 }

@@ -125,7 +125,10 @@ fn an_engine_that_never_reads_gets_a_write_timeout() {
         .find_map(|u| u.error.as_ref())
         .expect("an errored unit");
     assert_eq!(error.code, "write-timeout", "{error:?}");
-    assert!(error.message.contains("the engine does not read its input"), "{error:?}");
+    assert!(
+        error.message.contains("the engine does not read its input"),
+        "{error:?}"
+    );
     assert_eq!(report.summary.verdict(), kpe::check::RunVerdict::Errored);
     assert_none_left(&mark);
 }

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use kpe::scenario::{Expect, Line, Played, Reference, Scenario, Subject, SwitchName};
 use kpe::{
-    End, Game, Outcome, Pit, Player, Position, Profile, Report, Switch, TOTAL_STONES, game_over,
-    legal_moves, play,
+    End, EndReason, Game, Outcome, Pit, Player, Position, Profile, Report, Switch, TOTAL_STONES,
+    game_over, legal_moves, play,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -111,12 +111,29 @@ fn check_moves(game: &Game) -> Result<(), TestCaseError> {
     let p = game.current();
     let profile = game.profile();
     let legal = legal_moves(p, profile);
-    // END-1, FEED-3: no legal moves exactly when the game is over.
-    prop_assert_eq!(legal.is_empty(), game_over(p, profile).is_some(), "{}", p);
+    // END-1, FEED-3, worked out from the position alone: the game is over
+    // when the mover's row is empty, or, under end-when-unfeedable, when the
+    // opponent's row is empty and no move would feed it; and then (only
+    // then) there are no legal moves.
+    let mover = p.to_move();
+    let unfeedable = profile.has(Switch::EndWhenUnfeedable)
+        && p.row_stones(mover.opponent()) == 0
+        && !mover
+            .pits()
+            .into_iter()
+            .any(|q| p.stones(q) > 0 && would_feed(p, q, profile));
+    let over = if p.row_stones(mover) == 0 {
+        Some(EndReason::NoStones)
+    } else if unfeedable {
+        Some(EndReason::Unfeedable)
+    } else {
+        None
+    };
+    prop_assert_eq!(game_over(p, profile), over, "{} under {}", p, profile);
+    prop_assert_eq!(legal.is_empty(), over.is_some(), "{} under {}", p, profile);
     let ended = matches!(game.outcome(), Outcome::Finished { .. });
     prop_assert_eq!(game.legal_moves().is_empty(), ended, "{}", p);
     // Every legal move plays; every other pit is refused for its reason.
-    let mover = p.to_move();
     for pit in Pit::ALL {
         match play(p, pit, profile) {
             Ok(_) => prop_assert!(

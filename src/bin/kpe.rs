@@ -107,6 +107,9 @@ enum Command {
         /// played (for testing kpe-check's profile matrix).
         #[arg(long, hide = true, requires = "rules")]
         announce: bool,
+        /// Answer with a seeded rules bug, for testing kpe-check's diagnosis.
+        #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Bug>())]
+        bug: Option<kpe::live::Bug>,
     },
     /// Check the conformance suite and print it: a summary, or with
     /// `--json` every scenario file and the perft tables as one JSON
@@ -175,10 +178,12 @@ fn main() -> ExitCode {
             rules,
             fault,
             announce,
+            bug,
         } => engine(kpe::live::ServeOptions {
             rules,
             fault,
             announce,
+            bug,
         }),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
         Command::Completions { shell } => {

@@ -87,7 +87,8 @@ pub(crate) fn diagnose(
     let others: Vec<Profile> = Profile::all().filter(|&p| p != claimed_profile).collect();
 
     // The readings under which the whole ply is right explain every field
-    // at once; failing those, each field is explained on its own.
+    // at once. A reading that gives one field but not the whole ply explains
+    // nothing: its rule and a note would point away from the rule broken.
     let whole: Vec<Profile> = others
         .iter()
         .copied()
@@ -100,23 +101,8 @@ pub(crate) fn diagnose(
     let mut notes = Vec::new();
     let mut rules = RuleSet::new();
     for field in Mismatch::FIELDS.into_iter().filter(|&f| mismatch.has(f)) {
-        // Which other readings would have given the engine's answer here?
-        let explained: Vec<Profile> = others
-            .iter()
-            .copied()
-            .filter(|&p| {
-                let (l, r) = check.answer_under(p, claim.mv, true);
-                // Only a field the rules answer can match: after a refused
-                // move there is no position, capture or end to compare.
-                let answered = field == Mismatch::LEGAL || r.is_ok();
-                answered && !compare(claim, l.as_ref(), &r).has(field)
-            })
-            .collect();
         let mut diff = field_diff(field, check, claim, &legal, &result);
-        let near = closest(
-            claimed_profile,
-            if whole.is_empty() { &explained } else { &whole },
-        );
+        let near = closest(claimed_profile, &whole);
         if let (Mismatch::MOVE, Err(refusal)) = (field, &result) {
             // A refused move is decided by its reason's rule in any case.
             diff.rules.insert(refusal.reason.rule());
@@ -132,14 +118,6 @@ pub(crate) fn diagnose(
                 {
                     diff.rules.insert(switch_rule(*s));
                 }
-            }
-            if whole.is_empty() {
-                notes.push(format!(
-                    "`{}` is what the rules give under {}: {}",
-                    diff.field,
-                    profile_list(&near),
-                    super::reading::switch_summary(claimed_profile, near[0])
-                ));
             }
         }
         rules.extend(diff.rules);
@@ -165,6 +143,15 @@ pub(crate) fn diagnose(
             super::reading::switch_summary(claimed_profile, near[0])
         ));
     }
+    // No reading gives the whole ply: cite the rule broken, the first step of
+    // the rules the claim contradicts, as the live mode does (spec/PROTOCOL.md,
+    // "Which rule a divergence cites").
+    if whole.is_empty() {
+        let broken = broken_rules(check, claim, &mismatch, &legal, &result);
+        if !broken.is_empty() {
+            rules = broken;
+        }
+    }
     let scenario = scenario(check, claim, rules, ctx);
     Divergence {
         ply: Some(ctx.ply),
@@ -175,6 +162,75 @@ pub(crate) fn diagnose(
         notes,
         scenario: Some(scenario),
     }
+}
+
+/// The rule a transcript ply breaks, by the live mode's step order: the
+/// legal moves when they differ, else the move. Empty when no step can be
+/// singled out.
+fn broken_rules(
+    check: &GameCheck,
+    claim: &Ply,
+    mismatch: &Mismatch,
+    legal: &[Pit],
+    result: &Result<(Position, Report), Refusal>,
+) -> RuleSet {
+    use crate::live::{Answer, Question};
+    use crate::protocol::EndClaim;
+    let before = check.position;
+    let profile = check.profile;
+    let mut ids: Vec<&'static str> = Vec::new();
+    if mismatch.has(Mismatch::LEGAL)
+        && let Some(claimed) = &claim.legal
+    {
+        ids = crate::live::compare::broken(
+            &Question::Legal(before),
+            &Answer::Legal(legal.to_vec()),
+            &Answer::Legal(claimed.clone()),
+            profile,
+        );
+    } else {
+        match result {
+            // The move is refused by the rules but was played.
+            Err(refusal) => ids.push(refusal.reason.rule()),
+            Ok((after, report)) => {
+                let reference_end = report.end.map(|e| EndClaim { totals: e.totals });
+                let end = match claim.game_over {
+                    None => reference_end,
+                    Some(false) => None,
+                    Some(true) => Some(EndClaim {
+                        totals: claim
+                            .totals
+                            .or(report.end.map(|e| e.totals))
+                            .unwrap_or_else(|| crate::rules::sweep(after)),
+                    }),
+                };
+                let claimed = Answer::Played {
+                    position: claim.after.to_string(),
+                    captures: claim
+                        .captures
+                        .clone()
+                        .unwrap_or_else(|| report.captures.to_vec()),
+                    end,
+                };
+                let expected = Answer::Played {
+                    position: after.to_string(),
+                    captures: report.captures.to_vec(),
+                    end: reference_end,
+                };
+                ids = crate::live::compare::broken(
+                    &Question::Play(before, claim.mv),
+                    &expected,
+                    &claimed,
+                    profile,
+                );
+            }
+        }
+    }
+    let mut set = RuleSet::new();
+    for id in ids {
+        set.insert(id);
+    }
+    set
 }
 
 fn moves_text(moves: &[Pit]) -> String {

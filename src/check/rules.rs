@@ -7,7 +7,7 @@ use crate::report::{Feeding, Report};
 
 /// Every rule ID of `spec/RULES.md`, in the spec's order, with a short title
 /// for reports.
-pub const RULE_IDS: [(&str, &str); 29] = [
+pub const RULE_IDS: [(&str, &str); 30] = [
     ("BOARD-1", "two rows of four pits, no stores"),
     ("BOARD-2", "each player owns the row in front of them"),
     ("BOARD-3", "six stones per pit, 48 in all"),
@@ -19,6 +19,10 @@ pub const RULE_IDS: [(&str, &str); 29] = [
     ("MOVE-1", "a move starts from one of the mover's own pits"),
     ("MOVE-2", "the pit must hold at least one stone"),
     ("MOVE-3", "no move once the game is over"),
+    (
+        "MOVE-4",
+        "several reasons: game-over, then not-own-pit, empty-pit, feeding-required",
+    ),
     ("SOW-1", "players alternate, one move per turn"),
     ("SOW-2", "the mover takes up every stone of the pit"),
     (

@@ -9,7 +9,8 @@
 //! ([`diagnose`], through [`crate::check::name_reading`]). [`serve`] is the other side: the reference rules speaking
 //! the protocol, behind `kpe engine`.
 
-mod compare;
+pub(crate) mod bugs;
+pub(crate) mod compare;
 mod engine;
 mod facts;
 pub mod interrupt;
@@ -25,6 +26,7 @@ mod shrink;
 pub mod units;
 
 pub use crate::check::MAX_DIVERGING_GAMES;
+pub use bugs::{Bug, Session as BugSession};
 pub use compare::{FieldDiff, Mismatch, compare, expected};
 pub use engine::{Engine, EngineInfo, Failure, FailureKind};
 pub use facts::{Answer, Facts, Question};
@@ -36,7 +38,7 @@ pub use manifest::{MAX_MANIFEST, MAX_PERFT_NODES};
 pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use reading::{Answers, diagnose};
-pub use repro::reproduction;
+pub use repro::{repetition_rules, reproduction, reproduction_in_game};
 pub use run::{
     ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
     MAX_SHRINKS, check_engine, check_manifest_file, list_units,

@@ -70,9 +70,21 @@ pub fn reproduction(found: &Diverging, profile: Profile, unit: Option<&str>) -> 
             });
             if let Some(pit) = question.pit()
                 && let Ok((_, report)) = rules::play(&position, pit, profile)
-                && let Some(end) = report.end
             {
-                scenario.result = Some(finished(end.reason, end.totals));
+                match report.end {
+                    Some(end) => scenario.result = Some(finished(end.reason, end.totals)),
+                    // The engine ended a game that goes on: the scenario
+                    // must say so, or it pins only what the engine got right.
+                    None if found
+                        .mismatch
+                        .fields
+                        .iter()
+                        .any(|f| matches!(f.field, "game_over" | "totals")) =>
+                    {
+                        scenario.result = Some(Outcome::Unfinished);
+                    }
+                    None => {}
+                }
             }
         }
         Answer::Illegal(reason) => {
@@ -80,6 +92,89 @@ pub fn reproduction(found: &Diverging, profile: Profile, unit: Option<&str>) -> 
         }
     }
     scenario
+}
+
+/// The reproduction of a divergence found in a game: `game` is the game up
+/// to the diverging question (its current position is the question's).
+///
+/// When the repetition rule (END-3) matters to the divergence, that is when
+/// the position after the move, the reference's or the engine's, occurred
+/// earlier in the game, the scenario starts where the repeating stretch
+/// began and replays the game's moves from there, so that the history that
+/// decides it comes with it; it is pinned to the claimed profile's reading
+/// of I5. Otherwise it is [`reproduction`]'s one-question scenario.
+#[must_use]
+pub fn reproduction_in_game(
+    found: &Diverging,
+    profile: Profile,
+    unit: Option<&str>,
+    game: &crate::Game,
+) -> Scenario {
+    let mut scenario = reproduction(found, profile, unit);
+    let question = &found.question;
+    let positions = game.positions();
+    let Some(first) = repeated_at(found, profile, game) else {
+        return scenario;
+    };
+    // Start at the first occurrence of the repeated position and replay
+    // the game from there: the diverging question's plies move up by the
+    // length of the stretch.
+    let stretch: Vec<crate::Pit> = game.reports()[first..].iter().map(|r| r.pit).collect();
+    let shift = stretch.len();
+    let start = positions[first];
+    scenario.start = (start != crate::Position::initial()).then(|| start.to_string());
+    scenario.moves = stretch.into_iter().chain(question.pit()).collect();
+    for expect in &mut scenario.expect {
+        expect.ply += shift;
+    }
+    if let Some(reject) = &mut scenario.reject {
+        reject.ply += shift;
+    }
+    scenario.when.insert(
+        SwitchName(Switch::EndOnRepetition),
+        profile.has(Switch::EndOnRepetition),
+    );
+    if !scenario.rules.iter().any(|r| r == "END-3") {
+        scenario.rules.push("END-3".to_owned());
+    }
+    scenario.description = format!(
+        "{} The position after it occurred {} plies earlier: the scenario replays the game from there.",
+        scenario.description,
+        shift + 1
+    );
+    scenario
+}
+
+/// Where in `game` the position after the diverging move occurred first
+/// (the reference's position after it, or the engine's), if it did.
+fn repeated_at(found: &Diverging, profile: Profile, game: &crate::Game) -> Option<usize> {
+    let question = &found.question;
+    let positions = game.positions();
+    if positions.last() != Some(question.position()) {
+        return None; // not this game's question
+    }
+    let after = |answer: &Answer| match answer {
+        Answer::Played { position, .. } => position.parse::<crate::Position>().ok(),
+        _ => None,
+    };
+    [after(&expected(question, profile)), after(&found.claimed)]
+        .into_iter()
+        .flatten()
+        .find_map(|a| positions.iter().position(|p| *p == a))
+}
+
+/// The rule a divergence found in `game` breaks when it is the repetition
+/// rule: `END-3` when the engine and the reference disagree on whether the
+/// game is over after a move whose position occurred earlier in the game.
+/// `None` otherwise, and then the divergence's own rules stand.
+#[must_use]
+pub fn repetition_rules(
+    found: &Diverging,
+    profile: Profile,
+    game: &crate::Game,
+) -> Option<Vec<&'static str>> {
+    let ends_differ = found.mismatch.fields.iter().any(|f| f.field == "game_over");
+    (ends_differ && repeated_at(found, profile, game).is_some()).then(|| vec!["END-3"])
 }
 
 fn finished(reason: crate::EndReason, totals: [u8; 2]) -> Outcome {

@@ -33,6 +33,8 @@ pub struct ServeOptions {
     /// played (without it, a pinned engine lists none, and an unpinned one
     /// all 32).
     pub announce: bool,
+    /// Answer `legal` and `play` with a seeded rules bug (`kpe engine --bug`).
+    pub bug: Option<super::bugs::Bug>,
 }
 
 /// A deliberate misbehaviour of `kpe engine --fault`, used by the tests of
@@ -115,6 +117,7 @@ pub fn serve(
     options: ServeOptions,
 ) -> io::Result<()> {
     let mut profile = options.rules.unwrap_or_default();
+    let mut bugged = options.bug.map(super::bugs::Session::new);
     let mut line = Vec::new();
     loop {
         let Some(read) = read_request(&mut input, &mut line)? else {
@@ -135,6 +138,12 @@ pub fn serve(
                 return peek_forever(request, &mut profile, options, &mut output);
             }
             misbehave(options.fault, &mut output)?;
+        }
+        if let Some(session) = bugged.as_mut()
+            && let Some(reply) = session.answer(&request, profile)
+        {
+            send(&mut output, &reply)?;
+            continue;
         }
         let Some(reply) = answer(request, &mut profile, options) else {
             return Ok(());

@@ -12,8 +12,33 @@ use super::{Ctx, Outcome, Unit};
 use crate::board::Pit;
 use crate::game::{Game, Outcome as GameOutcome};
 use crate::live::facts::Question;
+use crate::live::repro::{repetition_rules, reproduction_in_game};
+use crate::live::shrink::Diverging;
 use crate::position::Position;
 use crate::rules::legal_moves;
+
+/// The outcome of a wrong answer in `game` (whose current position is the
+/// question's): its reproduction starts where a repeating stretch began when
+/// the repetition rule decides it (END-3), and is then not shrunk, since the
+/// history matters.
+fn diverged_in_game(ctx: &Ctx<'_>, found: Diverging, ply: u64, game: &Game) -> Outcome {
+    let scenario = reproduction_in_game(&found, ctx.profile, None, game);
+    let repetition = repetition_rules(&found, ctx.profile, game);
+    let mut outcome = ctx.diverged(found, ply, None);
+    if let Outcome::Diverges {
+        divergence,
+        found: shrinkable,
+        ..
+    } = &mut outcome
+    {
+        divergence.scenario = Some(scenario);
+        if let Some(rules) = repetition {
+            divergence.rules = rules.into_iter().collect();
+            *shrinkable = None;
+        }
+    }
+    outcome
+}
 
 /// One in this many plies of a random game also tries an illegal move.
 const ILLEGAL_PROBE: u32 = 4;
@@ -97,7 +122,7 @@ impl Unit for RandomGame {
                             failure,
                         };
                     }
-                    Ok(Some(found)) => return ctx.diverged(found, plies + 1, None),
+                    Ok(Some(found)) => return diverged_in_game(ctx, found, plies + 1, &game),
                     Ok(None) => {}
                 }
             }
