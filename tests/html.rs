@@ -37,7 +37,7 @@ fn the_page_has_a_title_headings_one_svg_per_example_and_nothing_external() {
         let text = std::fs::read_to_string(&path).unwrap();
         let doc = Html::parse_document(&text);
         let title: String = doc.select(&sel("title")).next().unwrap().text().collect();
-        assert_eq!(title, format!("What would `{switch}` change in Kpé?"));
+        assert_eq!(title, format!("What would “{switch}” change in Kpé?"));
         let h2: Vec<String> = doc.select(&sel("h2")).map(|h| h.text().collect()).collect();
         assert_eq!(h2.len(), 5, "{h2:?}");
         assert!(h2[0].starts_with("The rule"), "{h2:?}");

@@ -11,7 +11,7 @@ use crate::html::{self, Board, Markup, Page, Table, Tone, element};
 
 pub(super) fn render(d: &Dispute) -> String {
     let alt = d.alternative.to_string();
-    let mut page = Page::new(&format!("What would `{alt}` change in Kpé?"));
+    let mut page = Page::new(&format!("What would “{alt}” change in Kpé?"));
     page.intro(&format!(
         "The rules of Kpé leave a few points open. This page compares the default reading of the \
          rules with the alternative `{alt}`, using kpe's reference rules: which test scenarios \
@@ -115,6 +115,11 @@ fn smallest(d: &Dispute) -> Markup {
 }
 
 fn answer_text(e: &Example, a: &Answer) -> String {
+    let then = if a.outcome == "unfinished" {
+        "The game goes on.".to_owned()
+    } else {
+        format!("Game over: {}.", a.outcome)
+    };
     let mv = e.moves.last().map(ToString::to_string).unwrap_or_default();
     let caps: Vec<String> = a
         .captures
@@ -123,19 +128,17 @@ fn answer_text(e: &Example, a: &Answer) -> String {
         .collect();
     match &a.refused {
         Some(reason) => format!(
-            "legal moves: {}. {mv} is refused ({reason}). {}",
-            pits(&a.legal),
-            a.outcome
+            "legal moves: {}. {mv} is refused ({reason}).",
+            pits(&a.legal)
         ),
         None => format!(
-            "legal moves: {}. {mv} captures {}. Then: {}",
+            "legal moves: {}. {mv} captures {}. {then}",
             pits(&a.legal),
             if caps.is_empty() {
                 "nothing".to_owned()
             } else {
                 caps.join(", ")
-            },
-            a.outcome
+            }
         ),
     }
 }
@@ -175,16 +178,15 @@ fn example(k: usize, e: &Example, alt: &str) -> Markup {
         None => boards.push(Board::new(&e.start, &e.marks, &refused_a)),
     }
     let mut figure = html::boards_svg(&boards);
-    figure.push(element(
-        "figcaption",
-        None,
-        Markup::text(&format!(
-            "Start {}. Default: {} {alt}: {}",
-            e.start,
-            answer_text(e, &e.default),
-            answer_text(e, &e.alternative)
-        )),
-    ));
+    let mut caption = Markup::text("Start: ");
+    caption.push(Markup::code(&e.start.to_string()));
+    caption.push(html::line_break());
+    caption.push(element("strong", None, Markup::text("Default: ")));
+    caption.push(Markup::text(&answer_text(e, &e.default)));
+    caption.push(html::line_break());
+    caption.push(element("strong", None, Markup::text(&format!("{alt}: "))));
+    caption.push(Markup::text(&answer_text(e, &e.alternative)));
+    figure.push(element("figcaption", None, caption));
     body.push(element("figure", Some("example"), figure));
     body.push(html::details(
         "Ready-to-paste conformance scenarios (YAML)",

@@ -262,7 +262,7 @@ impl<'a> Board<'a> {
 }
 
 /// Width of one board in the SVG's units.
-const BOARD_W: u32 = 430;
+const BOARD_W: u32 = 480;
 /// Height of one board.
 const BOARD_H: u32 = 200;
 
@@ -287,7 +287,7 @@ pub fn boards_svg(boards: &[Board<'_>]) -> Markup {
     );
     for (i, b) in boards.iter().enumerate() {
         let x = BOARD_W * u32::try_from(i).unwrap_or(0);
-        let _ = write!(svg, "<g transform=\"translate({x} 0)\">");
+        let _ = write!(svg, "<g transform=\"translate({} 0)\">", x + 20);
         one_board(&mut svg, b);
         svg.push_str("</g>");
     }
@@ -299,7 +299,7 @@ fn one_board(svg: &mut String, b: &Board<'_>) {
     let p = b.position;
     let _ = write!(
         svg,
-        "<text x=\"10\" y=\"16\" class=\"caption\">{}</text>",
+        "<text x=\"-10\" y=\"16\" class=\"caption\">{}</text>",
         escape(b.label)
     );
     let _ = write!(
