@@ -12,11 +12,15 @@ use crate::html::{self, Board, Markup, Page, Table, Tone, element};
 pub(super) fn render(d: &Dispute) -> String {
     let alt = d.alternative.to_string();
     let mut page = Page::new(&format!("What would “{alt}” change in Kpé?"));
-    page.intro(&format!(
-        "The rules of Kpé leave a few points open. This page compares the default reading of the \
-         rules with the alternative `{alt}`, using kpe's reference rules: which test scenarios \
-         come out differently, the smallest positions where the two readings disagree, how often \
-         it matters in play, and how the number of possible games changes."
+    page.lead(element(
+        "p",
+        Some("intro"),
+        Markup::markdown(&format!(
+            "The rules of Kpé leave a few points open. This page compares the default reading of \
+             the rules with the alternative `{alt}`, using kpe's reference rules: which test \
+             scenarios come out differently, the smallest positions where the two readings \
+             disagree, how often it matters in play, and how the number of possible games changes."
+        )),
     ));
     let verdict: Markup = summary(d)
         .iter()
