@@ -941,8 +941,70 @@ fn perft_tables_hold_at_shallow_depths() {
 fn perft_tables_hold_at_every_depth() {
     let suite = suite();
     let tables = suite.perft.as_ref().expect("conformance/perft.yaml exists");
+    if std::env::var_os("UPDATE_PERFT").is_some_and(|v| v == "1") {
+        let path = "conformance/perft.yaml";
+        let text = std::fs::read_to_string(path).unwrap();
+        std::fs::write(path, recount(&text, tables)).unwrap();
+        return;
+    }
     let wrong = check_perft(tables, usize::MAX);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{}\nafter a change of reading, recount every table with \
+         `UPDATE_PERFT=1 cargo test --release --test conformance -- --ignored perft_tables`",
+        wrong.join("\n")
+    );
+}
+
+/// `perft.yaml`'s text with every table's `nodes` and `divide` counts
+/// recomputed by the reference rules (same depths, same layout and
+/// comments); what `UPDATE_PERFT=1` writes after a change of reading.
+fn recount(text: &str, tables: &PerftFile) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    for table in &tables.tables {
+        let start: Position = table.start_text().parse().expect("checked when loaded");
+        let at = rest
+            .find(&format!("- id: {}\n", table.id))
+            .expect("every table is in the file");
+        let mut replace = |key: &str, value: String| {
+            let from = at + rest[at..].find(key).expect("the table has the key") + key.len();
+            let to = from + rest[from..].find('\n').unwrap_or(rest.len() - from);
+            out.push_str(&rest[..from]);
+            out.push_str(&value);
+            rest = &rest[to..];
+        };
+        let nodes: Vec<String> = (1..=table.nodes.len() as u32)
+            .map(|d| perft(&start, d, table.rules).to_string())
+            .collect();
+        replace("nodes: ", format!("[{}]", nodes.join(", ")));
+        if let Some(d) = &table.divide {
+            let moves: Vec<String> = divide(&start, d.depth, table.rules)
+                .into_iter()
+                .map(|(pit, n)| format!("{pit}: {n}"))
+                .collect();
+            let from = rest.find("moves: ").expect("a divide has moves") + "moves: ".len();
+            let to = from + rest[from..].find('\n').unwrap_or(rest.len() - from);
+            out.push_str(&rest[..from]);
+            out.push_str(&format!("{{{}}}", moves.join(", ")));
+            rest = &rest[to..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn recounting_the_perft_tables_rewrites_only_their_counts() {
+    let text = std::fs::read_to_string("tests/fixtures/scenarios/good/perft.yaml").unwrap();
+    let tables = load(&fixture("good")).perft.unwrap();
+    // The committed counts are right, so a recount changes nothing...
+    assert_eq!(recount(&text, &tables), text);
+    // ...and a wrong count is put right.
+    let first = tables.tables[0].nodes[0].to_string();
+    let broken = text.replacen(&format!("nodes: [{first}"), "nodes: [999", 1);
+    assert_ne!(broken, text);
+    assert_eq!(recount(&broken, &tables), text);
 }
 
 #[test]
