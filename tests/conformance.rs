@@ -766,13 +766,23 @@ fn snapshots_of_every_scenario_trace() {
         failed.is_empty() && stale.is_empty(),
         "{}\n{} trace snapshots are missing or changed: {}\n\
          review them with `cargo insta review` (or accept all with INSTA_UPDATE=always)\n\
-         {} snapshots belong to no scenario (delete them, or run \
-         `cargo insta test --unreferenced=delete`): {}",
+         {} snapshots belong to no scenario; delete them with:\n  {}",
         changes.join("\n"),
         failed.len(),
         failed.join(", "),
         stale.len(),
-        stale.join(", ")
+        if stale.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!(
+                "rm {}",
+                stale
+                    .iter()
+                    .map(|n| format!("tests/snapshots/{n}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
     );
 }
 
