@@ -152,7 +152,7 @@ fn example(k: usize, e: &Example, alt: &str) -> Markup {
         "h3",
         None,
         Markup::text(&format!(
-            "Example {k}: {} stones, {} ({} differ)",
+            "Example {k}: {} stones, {} (differs: {})",
             e.stones,
             if e.moves.len() == 1 {
                 format!("move {}", e.moves[0])

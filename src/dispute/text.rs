@@ -207,7 +207,7 @@ fn smallest(out: &mut String, d: &Dispute) {
     for (k, e) in s.examples.iter().enumerate() {
         let _ = writeln!(
             out,
-            "\nexample {}: {}  moves {}  ({} differ)\n{}",
+            "\nexample {}: {}  moves {}  (differs: {})\n{}",
             k + 1,
             e.start,
             pits(&e.moves),
