@@ -143,7 +143,18 @@ fn first_change(name: &str, content: &str) -> String {
 
 /// The first changed part of `content` against `committed`, with both
 /// sides labelled.
-fn compare_traces(name: &str, committed: &str, content: &str) -> String {
+fn compare_traces<'a>(name: &str, committed: &'a str, content: &'a str) -> String {
+    // The scenario's header (pins, profiles, description) is compared on
+    // its own: a changed pin is not a changed game.
+    let split = |t: &'a str| -> (&'a str, &'a str) {
+        t.find("start: ").map_or(("", t), |at| t.split_at(at))
+    };
+    let ((old_head, committed), (new_head, content)) = (split(committed), split(content));
+    let head = if old_head == new_head {
+        String::new()
+    } else {
+        format!("`{name}`: its header (pins, profiles, description) changed\n")
+    };
     let (old, new) = (
         trace_parts(committed.trim_end()),
         trace_parts(content.trim_end()),
@@ -165,8 +176,11 @@ fn compare_traces(name: &str, committed: &str, content: &str) -> String {
         _ => "the start".to_owned(),
     };
     let later = old.len().max(new.len()).saturating_sub(k + 1);
+    if old == new {
+        return head;
+    }
     format!(
-        "`{name}`: first changed at {place} (the {later} parts after it are not compared)\n{}{}",
+        "{head}`{name}`: first changed at {place} (the {later} parts after it are not compared)\n{}{}",
         labelled("expected (committed snapshot)", &at(&old)),
         labelled("actual", &at(&new))
     )
@@ -804,6 +818,19 @@ fn a_changed_trace_is_reported_from_its_first_changed_ply_with_labels() {
     assert!(
         shorter.starts_with("`t`: first changed at the outcome"),
         "{shorter}"
+    );
+    let pinned = format!("when: a\n\n{committed}");
+    let repinned = format!("when: b\n\n{changed}");
+    let text = compare_traces("t", &pinned, &repinned);
+    assert!(
+        text.starts_with(
+            "`t`: its header (pins, profiles, description) changed\n`t`: first changed at ply 2"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        compare_traces("t", &pinned, &format!("when: b\n\n{committed}")),
+        "`t`: its header (pins, profiles, description) changed\n"
     );
     let new = first_change("no-such-snapshot", "x");
     assert!(new.contains("new snapshot"), "{new}");
