@@ -4,6 +4,9 @@
 //! Regenerate the committed schema with
 //! `UPDATE_SCHEMAS=1 cargo test --test dispute schemas` and commit it.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use assert_cmd::Command;
 use kpe::dispute::{Dispute, Options, dispute};
 use kpe::scenario::{Reference, Scenario, Subject, parse_file};
@@ -25,8 +28,17 @@ fn small() -> Options {
     }
 }
 
+/// The report for `switches` with [`small`] settings, computed once per
+/// test binary (several tests read the same reports).
 fn run(switches: &str) -> Dispute {
-    dispute(switches.parse().unwrap(), &small()).unwrap()
+    static DONE: OnceLock<Mutex<HashMap<String, Dispute>>> = OnceLock::new();
+    let done = DONE.get_or_init(Mutex::default);
+    if let Some(d) = done.lock().unwrap().get(switches) {
+        return d.clone();
+    }
+    let d = dispute(switches.parse().unwrap(), &small()).unwrap();
+    done.lock().unwrap().insert(switches.to_owned(), d.clone());
+    d
 }
 
 #[test]
@@ -138,7 +150,7 @@ fn two_switches_are_compared_together_with_the_default() {
 #[test]
 fn the_example_scenarios_paste_into_a_conformance_file_and_hold() {
     for switch in Switch::ALL {
-        let d = dispute(Profile::with(&[switch]), &small()).unwrap();
+        let d = run(switch.name());
         assert!(!d.smallest.examples.is_empty(), "{switch}");
         for e in &d.smallest.examples {
             let indented: String = e.yaml.lines().map(|l| format!("  {l}\n")).collect();
