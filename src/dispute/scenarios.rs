@@ -29,10 +29,15 @@ pub struct ScenarioDiff {
     pub rules: Vec<String>,
     /// What it shows, for people.
     pub description: String,
-    /// Whether the scenario is written for the default reading (holds under
-    /// the default profile).
+    /// The profile of the default side: the default, except for readings
+    /// outside the dispute that the scenario pins, which stay as pinned.
+    pub default_profile: Profile,
+    /// The alternative side: the same with the disputed switches on.
+    pub alternative_profile: Profile,
+    /// Whether the scenario is written for the default side (holds under
+    /// `default_profile`).
     pub written_for_default: bool,
-    /// Whether it is written for the alternative (holds under it).
+    /// Whether it is written for the alternative side.
     pub written_for_alternative: bool,
     /// The first ply whose answers differ: 0 is the start position.
     pub first_difference: usize,
@@ -73,8 +78,8 @@ pub struct Step {
     pub legal: Vec<Pit>,
 }
 
-/// Compares every scenario of `suite` under the default profile and
-/// `alternative`.
+/// Compares every scenario of `suite` with and without the switches of
+/// `alternative`, other readings as the scenario pins them.
 #[must_use]
 pub fn compare(suite: &Suite, alternative: Profile) -> ScenarioPart {
     let mut compared = 0;
@@ -101,8 +106,18 @@ fn compare_one(
     start: Position,
     alternative: Profile,
 ) -> Option<ScenarioDiff> {
-    let (default_steps, default_outcome) = steps(scenario, start, Profile::DEFAULT);
-    let (alt_steps, alternative_outcome) = steps(scenario, start, alternative);
+    // The readings the scenario pins and the dispute leaves alone stay as
+    // pinned, so a scenario written for another reading of another rule
+    // is compared on its own ground.
+    let mut base = Profile::DEFAULT;
+    for (switch, &on) in &scenario.when {
+        if !alternative.has(switch.0) {
+            base = base.set(switch.0, on);
+        }
+    }
+    let against = alternative.switches().fold(base, |p, s| p.set(s, true));
+    let (default_steps, default_outcome) = steps(scenario, start, base);
+    let (alt_steps, alternative_outcome) = steps(scenario, start, against);
     let plies: Vec<PlyPair> = default_steps
         .into_iter()
         .zip(alt_steps)
@@ -125,8 +140,10 @@ fn compare_one(
         id: scenario.id.clone(),
         rules: scenario.rules.clone(),
         description: scenario.description.clone(),
-        written_for_default: holds(Profile::DEFAULT),
-        written_for_alternative: holds(alternative),
+        default_profile: base,
+        alternative_profile: against,
+        written_for_default: holds(base),
+        written_for_alternative: holds(against),
         first_difference,
         plies,
         default_outcome,
@@ -201,6 +218,12 @@ scenarios:
     rules: [SOW-3]
     moves: [S1]
     result: {state: unfinished}
+  - id: wraps-with-strict-lock
+    rules: [SOW-4]
+    when: {strict-lock: true}
+    start: 8,6,6,6/6,6,6,4 S 0/0 1---/1234
+    moves: [S1]
+    result: {state: unfinished}
 ",
         )
         .unwrap();
@@ -214,8 +237,17 @@ scenarios:
         };
         let skip: Profile = "skip-origin".parse().unwrap();
         let part = compare(&suite, skip);
-        assert_eq!(part.compared, 2);
-        assert_eq!(part.differing.len(), 1);
+        assert_eq!(part.compared, 3);
+        assert_eq!(part.differing.len(), 2);
+        // A reading outside the dispute stays as the scenario pins it.
+        let pinned = &part.differing[1];
+        assert_eq!(pinned.default_profile.to_string(), "strict-lock");
+        assert_eq!(
+            pinned.alternative_profile.to_string(),
+            "skip-origin,strict-lock"
+        );
+        assert!(pinned.written_for_default && pinned.written_for_alternative);
+        assert_eq!(part.differing[0].default_profile, Profile::DEFAULT);
         let d = &part.differing[0];
         assert_eq!(d.id, "wraps-at-ply-two");
         assert_eq!(d.first_difference, 3);

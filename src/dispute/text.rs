@@ -111,6 +111,13 @@ fn scenario(out: &mut String, s: &ScenarioDiff, alt: &str) {
         s.rules.join(" "),
         s.first_difference
     );
+    if !s.default_profile.is_default() {
+        let _ = writeln!(
+            out,
+            "   (other readings as the scenario pins them: {} against {})",
+            s.default_profile, s.alternative_profile
+        );
+    }
     let from = s.first_difference.saturating_sub(BEFORE);
     let to = (s.first_difference + AFTER).min(s.plies.len() - 1);
     if from > 0 {
