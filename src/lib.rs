@@ -32,7 +32,9 @@
 
 mod board;
 pub mod check;
+pub mod dispute;
 mod game;
+pub mod html;
 pub mod live;
 mod perft;
 mod position;

@@ -94,13 +94,96 @@ fn report(failures: &[(Failure, Vec<Profile>)]) -> String {
             profiles.len(),
             names.join("; ")
         );
-        let _ = writeln!(
-            out,
-            "{}",
-            pretty_assertions::StrComparison::new(&f.expected, &f.actual)
-        );
+        out += &labelled("expected", &f.expected);
+        out += &labelled("actual", &f.actual);
     }
     out
+}
+
+/// A labelled block: `  expected:` then the text indented, so a reader
+/// never has to guess which side is which (no left/right).
+fn labelled(label: &str, text: &str) -> String {
+    let mut out = format!("  {label}:\n");
+    for line in text.lines() {
+        let _ = writeln!(out, "    {line}");
+    }
+    if text.is_empty() {
+        out += "    (nothing)\n";
+    }
+    out
+}
+
+/// The parts of a trace that are compared one by one: the start, each
+/// ply, and the outcome.
+fn trace_parts(trace: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = trace;
+    while let Some(at) = rest[1..]
+        .find("\nply ")
+        .or_else(|| rest[1..].find("\noutcome: "))
+    {
+        parts.push(&rest[..=at]);
+        rest = &rest[at + 2..];
+    }
+    parts.push(rest);
+    parts
+}
+
+/// How a changed trace snapshot differs from the committed one, stopping at
+/// the first changed ply: everything after it follows from it.
+fn first_change(name: &str, content: &str) -> String {
+    let path = format!("tests/snapshots/conformance__{name}.snap");
+    let Ok(committed) = std::fs::read_to_string(&path) else {
+        return format!("`{name}`: new snapshot (none committed at {path})\n");
+    };
+    // The committed file is a `---` header, then the snapshot itself.
+    let committed = committed.splitn(3, "---\n").nth(2).unwrap_or_default();
+    compare_traces(name, committed, content)
+}
+
+/// The first changed part of `content` against `committed`, with both
+/// sides labelled.
+fn compare_traces<'a>(name: &str, committed: &'a str, content: &'a str) -> String {
+    // The scenario's header (pins, profiles, description) is compared on
+    // its own: a changed pin is not a changed game.
+    let split = |t: &'a str| -> (&'a str, &'a str) {
+        t.find("start: ").map_or(("", t), |at| t.split_at(at))
+    };
+    let ((old_head, committed), (new_head, content)) = (split(committed), split(content));
+    let head = if old_head == new_head {
+        String::new()
+    } else {
+        format!("`{name}`: its header (pins, profiles, description) changed\n")
+    };
+    let (old, new) = (
+        trace_parts(committed.trim_end()),
+        trace_parts(content.trim_end()),
+    );
+    let k = old
+        .iter()
+        .zip(&new)
+        .position(|(a, b)| a.trim_end() != b.trim_end())
+        .unwrap_or(old.len().min(new.len()));
+    let at = |parts: &[&str]| {
+        parts
+            .get(k)
+            .map_or("(the trace ends before this)", |p| p.trim_end())
+            .to_owned()
+    };
+    let place = match new.get(k).or(old.get(k)) {
+        Some(p) if p.starts_with("ply ") => p.split(':').next().unwrap_or("ply").to_owned(),
+        Some(p) if p.starts_with("outcome") => "the outcome".to_owned(),
+        _ => "the start".to_owned(),
+    };
+    let later = old.len().max(new.len()).saturating_sub(k + 1);
+    if old == new {
+        return head;
+    }
+    format!(
+        "{head}`{name}`: first changed at {place} (the {later} parts after it are not compared)\n{}{}",
+        labelled("expected (committed snapshot)", &at(&old)),
+        labelled("actual", &at(&new))
+    )
 }
 
 #[test]
@@ -669,6 +752,7 @@ fn snapshots_of_every_scenario_trace() {
     let suite = suite();
     let mut made = std::collections::BTreeSet::new();
     let mut failed = Vec::new();
+    let mut changes = Vec::new();
     for (file, scenario) in suite.scenarios() {
         for (name, content) in snapshots_of(file, scenario) {
             let outcome = std::panic::catch_unwind(|| {
@@ -677,6 +761,7 @@ fn snapshots_of_every_scenario_trace() {
                 });
             });
             if outcome.is_err() {
+                changes.push(first_change(&name, &content));
                 failed.push(name.clone());
             }
             made.insert(format!("conformance__{name}.snap"));
@@ -693,14 +778,74 @@ fn snapshots_of_every_scenario_trace() {
         .unwrap_or_default();
     assert!(
         failed.is_empty() && stale.is_empty(),
-        "{} trace snapshots are missing or changed: {}\n\
+        "{}\n{} trace snapshots are missing or changed: {}\n\
          review them with `cargo insta review` (or accept all with INSTA_UPDATE=always)\n\
-         {} snapshots belong to no scenario (delete them): {}",
+         {} snapshots belong to no scenario; delete them with:\n  {}",
+        changes.join("\n"),
         failed.len(),
         failed.join(", "),
         stale.len(),
-        stale.join(", ")
+        if stale.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!(
+                "rm {}",
+                stale
+                    .iter()
+                    .map(|n| format!("tests/snapshots/{n}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
     );
+}
+
+#[test]
+fn a_changed_trace_is_reported_from_its_first_changed_ply_with_labels() {
+    let committed = "start: x\n\nply 1: South plays S1\n  after: a\n\nply 2: North plays N1\n  after: b\n\nply 3: South plays S2\n\noutcome: unfinished\n";
+    let changed = committed
+        .replace("after: b", "after: B")
+        .replace("ply 3: South plays S2", "ply 3: South plays S3");
+    let text = compare_traces("t", committed, &changed);
+    assert_eq!(
+        text,
+        "`t`: first changed at ply 2 (the 2 parts after it are not compared)\n\
+         \x20 expected (committed snapshot):\n    ply 2: North plays N1\n      after: b\n\
+         \x20 actual:\n    ply 2: North plays N1\n      after: B\n"
+    );
+    assert!(!text.contains("left") && !text.contains("right"));
+    let shorter = compare_traces("t", committed, "start: x\n\noutcome: unfinished\n");
+    assert!(
+        shorter.starts_with("`t`: first changed at the outcome"),
+        "{shorter}"
+    );
+    let pinned = format!("when: a\n\n{committed}");
+    let repinned = format!("when: b\n\n{changed}");
+    let text = compare_traces("t", &pinned, &repinned);
+    assert!(
+        text.starts_with(
+            "`t`: its header (pins, profiles, description) changed\n`t`: first changed at ply 2"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        compare_traces("t", &pinned, &format!("when: b\n\n{committed}")),
+        "`t`: its header (pins, profiles, description) changed\n"
+    );
+    let new = first_change("no-such-snapshot", "x");
+    assert!(new.contains("new snapshot"), "{new}");
+}
+
+#[test]
+fn a_failing_scenario_is_reported_as_expected_and_actual_blocks() {
+    let suite = load(&fixture("wrong"));
+    let failures = run_all(&suite, "wrong", &mut Reference::new());
+    let text = report(&failures);
+    assert!(
+        text.contains("  expected:\n    S1\n  actual:\n    S2\n"),
+        "{text}"
+    );
+    assert!(!text.contains("left") && !text.contains("right"), "{text}");
 }
 
 #[test]
@@ -833,8 +978,77 @@ fn perft_tables_hold_at_shallow_depths() {
 fn perft_tables_hold_at_every_depth() {
     let suite = suite();
     let tables = suite.perft.as_ref().expect("conformance/perft.yaml exists");
+    if std::env::var_os("UPDATE_PERFT").is_some_and(|v| v == "1") {
+        let fixtures = load(&fixture("good"))
+            .perft
+            .expect("the fixtures have perft tables");
+        for (path, tables) in [
+            ("conformance/perft.yaml", tables),
+            ("tests/fixtures/scenarios/good/perft.yaml", &fixtures),
+        ] {
+            let text = std::fs::read_to_string(path).unwrap();
+            std::fs::write(path, recount(&text, tables)).unwrap();
+        }
+        return;
+    }
     let wrong = check_perft(tables, usize::MAX);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{}\nafter a change of reading, recount every table with \
+         `UPDATE_PERFT=1 cargo test --release --test conformance -- --ignored perft_tables`",
+        wrong.join("\n")
+    );
+}
+
+/// `perft.yaml`'s text with every table's `nodes` and `divide` counts
+/// recomputed by the reference rules (same depths, same layout and
+/// comments); what `UPDATE_PERFT=1` writes after a change of reading.
+fn recount(text: &str, tables: &PerftFile) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    for table in &tables.tables {
+        let start: Position = table.start_text().parse().expect("checked when loaded");
+        let at = rest
+            .find(&format!("- id: {}\n", table.id))
+            .expect("every table is in the file");
+        let mut replace = |key: &str, value: String| {
+            let from = at + rest[at..].find(key).expect("the table has the key") + key.len();
+            let to = from + rest[from..].find('\n').unwrap_or(rest.len() - from);
+            out.push_str(&rest[..from]);
+            out.push_str(&value);
+            rest = &rest[to..];
+        };
+        let nodes: Vec<String> = (1..=table.nodes.len() as u32)
+            .map(|d| perft(&start, d, table.rules).to_string())
+            .collect();
+        replace("nodes: ", format!("[{}]", nodes.join(", ")));
+        if let Some(d) = &table.divide {
+            let moves: Vec<String> = divide(&start, d.depth, table.rules)
+                .into_iter()
+                .map(|(pit, n)| format!("{pit}: {n}"))
+                .collect();
+            let from = rest.find("moves: ").expect("a divide has moves") + "moves: ".len();
+            let to = from + rest[from..].find('\n').unwrap_or(rest.len() - from);
+            out.push_str(&rest[..from]);
+            out.push_str(&format!("{{{}}}", moves.join(", ")));
+            rest = &rest[to..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn recounting_the_perft_tables_rewrites_only_their_counts() {
+    let text = std::fs::read_to_string("tests/fixtures/scenarios/good/perft.yaml").unwrap();
+    let tables = load(&fixture("good")).perft.unwrap();
+    // The committed counts are right, so a recount changes nothing...
+    assert_eq!(recount(&text, &tables), text);
+    // ...and a wrong count is put right.
+    let first = tables.tables[0].nodes[0].to_string();
+    let broken = text.replacen(&format!("nodes: [{first}"), "nodes: [999", 1);
+    assert_ne!(broken, text);
+    assert_eq!(recount(&broken, &tables), text);
 }
 
 #[test]

@@ -111,6 +111,53 @@ enum Command {
         #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Bug>())]
         bug: Option<kpe::live::Bug>,
     },
+    /// What turning alternative readings on would change, from the
+    /// reference rules with no code change (spec/DISPUTE.md): the
+    /// conformance scenarios that answer differently, the smallest positions
+    /// where the readings differ (as scenarios), how much it matters in
+    /// seeded play, and where perft counts part.
+    Dispute {
+        /// The disputed switches, joined by commas: skip-origin,
+        /// strict-lock, feed-after-capture, end-when-unfeedable,
+        /// end-on-repetition. They are compared with the default profile.
+        #[arg(value_name = "SWITCH[,SWITCH...]")]
+        switches: Profile,
+        /// `text` for people, or `json` (spec/dispute.schema.json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: DisputeFormat,
+        /// Also write a self-contained HTML page to FILE.
+        #[arg(long, value_name = "FILE")]
+        html: Option<std::path::PathBuf>,
+        /// Seed of the random games (printed in the report).
+        #[arg(long, default_value_t = kpe::dispute::Options::default().seed)]
+        seed: u64,
+        /// Games per strategy pairing and reading.
+        #[arg(long, default_value_t = kpe::dispute::Options::default().games)]
+        games: usize,
+        /// Stop a game after this many plies, counted unfinished.
+        #[arg(long, default_value_t = kpe::dispute::Options::default().max_plies)]
+        max_plies: usize,
+        /// Try positions with up to this many stones on the board.
+        #[arg(long, default_value_t = kpe::dispute::Options::default().max_stones,
+              value_parser = clap::value_parser!(u8).range(2..=48))]
+        max_stones: u8,
+        /// Longest line of moves searched when the reading depends on the
+        /// game's history (end-on-repetition).
+        #[arg(long, default_value_t = kpe::dispute::Options::default().max_line,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=16))]
+        max_line: usize,
+        /// Most stones on the board of the start of such lines.
+        #[arg(long, default_value_t = kpe::dispute::Options::default().line_stones,
+              value_parser = clap::value_parser!(u8).range(2..=48))]
+        line_stones: u8,
+        /// How many smallest positions to show.
+        #[arg(long, default_value_t = kpe::dispute::Options::default().examples)]
+        examples: usize,
+        /// Compare perft counts up to this depth.
+        #[arg(long, default_value_t = kpe::dispute::Options::default().perft_depth,
+              value_parser = clap::value_parser!(u32).range(1..=16))]
+        perft_depth: u32,
+    },
     /// Check the conformance suite and print it: a summary, or with
     /// `--json` every scenario file and the perft tables as one JSON
     /// document (spec/suite.schema.json; see spec/SCENARIOS.md).
@@ -192,7 +239,80 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut command, "kpe", &mut io::stdout());
             ExitCode::SUCCESS
         }
+        Command::Dispute {
+            switches,
+            format,
+            html,
+            seed,
+            games,
+            max_plies,
+            max_stones,
+            max_line,
+            line_stones,
+            examples,
+            perft_depth,
+        } => {
+            let options = kpe::dispute::Options {
+                seed,
+                games,
+                max_plies,
+                max_stones,
+                max_line,
+                line_stones,
+                examples,
+                perft_depth,
+            };
+            dispute(switches, &options, format, html.as_deref())
+        }
     }
+}
+
+/// The output formats of `kpe dispute`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DisputeFormat {
+    /// A report for people.
+    Text,
+    /// One JSON object (spec/dispute.schema.json).
+    Json,
+}
+
+/// `kpe dispute`: compare the default with the default plus `switches`.
+fn dispute(
+    switches: Profile,
+    options: &kpe::dispute::Options,
+    format: DisputeFormat,
+    html: Option<&std::path::Path>,
+) -> ExitCode {
+    let report = match kpe::dispute::dispute(switches, options) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: kpe dispute: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(path) = html
+        && let Err(e) = std::fs::write(path, report.to_html())
+    {
+        eprintln!(
+            "error: cannot write the HTML page to {}: {e}",
+            path.display()
+        );
+        return ExitCode::from(2);
+    }
+    match format {
+        DisputeFormat::Text => out!("{}", report.to_text().trim_end()),
+        DisputeFormat::Json => match serde_json::to_string_pretty(&report) {
+            Ok(text) => out!("{text}"),
+            Err(e) => {
+                eprintln!("error: cannot write the report as JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    }
+    if let Some(path) = html {
+        eprintln!("wrote {}", path.display());
+    }
+    ExitCode::SUCCESS
 }
 
 fn show(position: &Position, rules: Profile) -> String {

@@ -1,0 +1,179 @@
+//! `kpe dispute`: what turning an alternative reading on would change,
+//! computed from the reference rules with no code change.
+//!
+//! Four parts, each comparing the default profile with the default plus the
+//! disputed switches (spec/DISPUTE.md):
+//!
+//! 1. [`scenarios`]: every conformance scenario whose trace differs, both
+//!    traces side by side with the first differing ply;
+//! 2. [`search`]: the smallest valid positions (fewest stones first) where
+//!    the readings answer differently, as ready-to-paste scenarios;
+//! 3. [`play`]: how much it matters in seeded random and greedy play, with
+//!    95% confidence intervals;
+//! 4. [`perft`]: the first depth where the perft counts part.
+//!
+//! ```
+//! use kpe::dispute::{Options, dispute};
+//! let options = Options { games: 4, perft_depth: 5, ..Options::default() };
+//! let report = dispute("skip-origin".parse()?, &options)?;
+//! assert_eq!(report.perft.first_difference, Some(5));
+//! assert_eq!(report.smallest.stones, Some(8));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod page;
+pub mod perft;
+pub mod play;
+pub mod scenarios;
+pub mod search;
+mod spec;
+mod text;
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::profile::{Profile, Switch};
+use crate::scenario::{ScenarioErrors, Suite};
+
+pub use spec::{Reading, reading};
+
+/// The `format` field of the JSON report.
+pub const FORMAT: &str = "kpe-dispute";
+/// The `version` field of the JSON report.
+pub const VERSION: u32 = 1;
+
+/// How much work each part does. The defaults run in a few seconds in a
+/// `--release` build; tests pass smaller numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Seed of the random games (part 3).
+    pub seed: u64,
+    /// Games per strategy pairing and reading (part 3).
+    pub games: usize,
+    /// Plies after which a game is stopped as unfinished (part 3).
+    pub max_plies: usize,
+    /// The most stones on the board the position search tries (part 2).
+    pub max_stones: u8,
+    /// The longest line the search plays from a small position when the
+    /// difference lies in the game's history (`end-on-repetition`, part 2).
+    pub max_line: usize,
+    /// The most stones on the board of a start position for those lines.
+    pub line_stones: u8,
+    /// How many examples the search shows (part 2).
+    pub examples: usize,
+    /// The deepest perft depth compared (part 4).
+    pub perft_depth: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            seed: 1,
+            games: 2000,
+            max_plies: 500,
+            max_stones: 16,
+            max_line: 8,
+            line_stones: 4,
+            examples: 3,
+            perft_depth: 10,
+        }
+    }
+}
+
+/// What turning the disputed switches on changes: the whole report of
+/// `kpe dispute`, as `--format json` prints it (spec/dispute.schema.json).
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(
+    title = "kpe dispute report, version 1",
+    description = "What turning alternative readings on changes, as `kpe dispute --format json` prints it. See spec/DISPUTE.md."
+)]
+pub struct Dispute {
+    /// Always `kpe-dispute`.
+    pub format: String,
+    /// The format version: 1.
+    pub version: u32,
+    /// The profile compared with the default: the default plus the
+    /// disputed switches.
+    pub alternative: Profile,
+    /// Each disputed reading: its rule, spec paragraph and the two readings.
+    pub readings: Vec<Reading>,
+    /// Part 1: the conformance scenarios whose answers differ.
+    pub scenarios: scenarios::ScenarioPart,
+    /// Part 2: the smallest positions where the readings differ.
+    pub smallest: search::SearchPart,
+    /// Part 3: how much the reading matters in play.
+    pub play: play::PlayPart,
+    /// Part 4: perft from the initial position under both readings.
+    pub perft: perft::PerftPart,
+}
+
+/// Why a dispute could not be computed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DisputeError {
+    /// No switch was named: the default compared with itself changes nothing.
+    NoSwitch,
+    /// The built-in conformance suite does not load (a kpe build problem).
+    Suite(ScenarioErrors),
+}
+
+impl fmt::Display for DisputeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DisputeError::NoSwitch => write!(
+                f,
+                "name at least one switch to dispute: {}",
+                Switch::ALL.map(Switch::name).join(", ")
+            ),
+            DisputeError::Suite(e) => write!(f, "the built-in suite does not load:\n{e}"),
+        }
+    }
+}
+
+impl std::error::Error for DisputeError {}
+
+/// Computes the four parts for `alternative` (the default plus the
+/// disputed switches) against the default profile.
+///
+/// # Errors
+///
+/// [`DisputeError::NoSwitch`] when `alternative` is the default profile;
+/// [`DisputeError::Suite`] if the built-in suite does not load.
+pub fn dispute(alternative: Profile, options: &Options) -> Result<Dispute, DisputeError> {
+    if alternative.is_default() {
+        return Err(DisputeError::NoSwitch);
+    }
+    let suite = Suite::bundled().map_err(DisputeError::Suite)?;
+    Ok(Dispute {
+        format: FORMAT.to_owned(),
+        version: VERSION,
+        alternative,
+        readings: alternative.switches().map(reading).collect(),
+        scenarios: scenarios::compare(&suite, alternative),
+        smallest: search::search(alternative, options),
+        play: play::measure(alternative, options),
+        perft: perft::compare(alternative, options.perft_depth),
+    })
+}
+
+impl Dispute {
+    /// The report for people, as `kpe dispute` prints it.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        text::render(self)
+    }
+
+    /// The self-contained HTML page of `kpe dispute --html`.
+    #[must_use]
+    pub fn to_html(&self) -> String {
+        page::render(self)
+    }
+}
+
+/// The JSON Schema of the report ([`Dispute`]), as committed in
+/// `spec/dispute.schema.json`.
+#[must_use]
+pub fn schema() -> schemars::Schema {
+    schemars::schema_for!(Dispute)
+}

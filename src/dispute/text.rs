@@ -1,0 +1,357 @@
+//! The text report of `kpe dispute`.
+
+use std::fmt::Write as _;
+
+use super::Dispute;
+use super::play::{Mean, Pairing, Share};
+use super::scenarios::{ScenarioDiff, Step};
+use crate::board::Pit;
+
+/// Plies shown before the first differing ply of a scenario.
+pub(super) const BEFORE: usize = 2;
+/// Plies shown after it.
+pub(super) const AFTER: usize = 2;
+
+pub(super) fn render(d: &Dispute) -> String {
+    let mut out = String::new();
+    let alt = d.alternative;
+    let _ = writeln!(out, "kpe dispute: default against {alt}\n");
+    for line in summary(d) {
+        let _ = writeln!(out, "  {line}");
+    }
+    for r in &d.readings {
+        let _ = writeln!(
+            out,
+            "\n{} ({}, switch `{}`): {}\n  default:     {}\n  alternative: {}\n  why the default: {}\n  spec: {}",
+            r.reading,
+            r.rule,
+            r.switch,
+            r.question,
+            r.default,
+            r.alternative,
+            r.why_default,
+            r.paragraph
+        );
+    }
+    scenarios(&mut out, d);
+    smallest(&mut out, d);
+    play(&mut out, d);
+    perft(&mut out, d);
+    out
+}
+
+/// One line per part: the verdict first.
+pub(super) fn summary(d: &Dispute) -> Vec<String> {
+    let s = &d.scenarios;
+    let mut lines = vec![format!(
+        "scenarios: {} of {} conformance scenarios answer differently",
+        s.differing.len(),
+        s.compared
+    )];
+    lines.push(match (d.smallest.stones, d.smallest.line) {
+        (Some(n), Some(1)) => format!(
+            "smallest positions: {n} stones on the board ({} positions differ in one move)",
+            d.smallest.differing_positions
+        ),
+        (Some(n), Some(l)) => format!(
+            "smallest positions: {n} stones on the board, after a line of {l} moves ({} positions)",
+            d.smallest.differing_positions
+        ),
+        _ => format!(
+            "smallest positions: none with up to {} stones",
+            d.smallest.max_stones
+        ),
+    });
+    if let Some(rr) = d.play.pairings.first() {
+        lines.push(format!(
+            "in play: {} of random games and {} of their plies change (95% CI {})",
+            pct(rr.games_changed.share),
+            pct(rr.plies_changed.share),
+            interval(&rr.games_changed)
+        ));
+    }
+    lines.push(match d.perft.first_difference {
+        Some(depth) => {
+            let row = d.perft.depths[depth as usize - 1];
+            format!(
+                "perft: counts part at depth {depth} ({} against {}, {:+})",
+                row.default, row.alternative, row.difference
+            )
+        }
+        None => format!("perft: equal up to depth {}", d.perft.max_depth),
+    });
+    lines
+}
+
+fn scenarios(out: &mut String, d: &Dispute) {
+    let part = &d.scenarios;
+    let _ = writeln!(
+        out,
+        "\n== 1. Conformance scenarios that answer differently: {} of {}",
+        part.differing.len(),
+        part.compared
+    );
+    for s in &part.differing {
+        scenario(out, s, &d.alternative.to_string());
+    }
+}
+
+fn scenario(out: &mut String, s: &ScenarioDiff, alt: &str) {
+    let written = match (s.written_for_default, s.written_for_alternative) {
+        (true, true) => "written for both readings",
+        (true, false) => "written for the default",
+        (false, true) => "written for the alternative",
+        (false, false) => "written for other readings",
+    };
+    let _ = writeln!(
+        out,
+        "\n{}: `{}` (rules {}; {written}): first difference at ply {}",
+        s.file,
+        s.id,
+        s.rules.join(" "),
+        s.first_difference
+    );
+    if !s.default_profile.is_default() {
+        let _ = writeln!(
+            out,
+            "   (other readings as the scenario pins them: {} against {})",
+            s.default_profile, s.alternative_profile
+        );
+    }
+    let from = s.first_difference.saturating_sub(BEFORE);
+    let to = (s.first_difference + AFTER).min(s.plies.len() - 1);
+    if from > 0 {
+        let _ = writeln!(out, "  ... plies 0 to {} are the same", from - 1);
+    }
+    for p in &s.plies[from..=to] {
+        let marker = if p.ply == s.first_difference {
+            ">>"
+        } else if p.differs {
+            " ≠"
+        } else {
+            "  "
+        };
+        let mv = p.mv.map(|m| m.to_string()).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{marker} ply {:<3} {mv:<3} default:     {}",
+            p.ply,
+            step(&p.default)
+        );
+        if p.differs {
+            let _ = writeln!(
+                out,
+                "{:<14}{:<13}{}",
+                "",
+                format!("{}:", short(alt)),
+                step(&p.alternative)
+            );
+        } else {
+            let _ = writeln!(out, "{:<14}(the same under {alt})", "");
+        }
+    }
+    if to + 1 < s.plies.len() {
+        let _ = writeln!(out, "  ... {} more plies", s.plies.len() - 1 - to);
+    }
+    let _ = writeln!(
+        out,
+        "   outcome: default: {}\n            {}: {}",
+        s.default_outcome,
+        short(alt),
+        s.alternative_outcome
+    );
+}
+
+/// The alternative's label, kept short for columns.
+fn short(alt: &str) -> &str {
+    if alt.len() > 12 { "alt" } else { alt }
+}
+
+fn step(s: &Step) -> String {
+    let mut text = s.did.clone();
+    if let Some(p) = s.position {
+        let _ = write!(text, "\n{:<27}-> {p}; legal {}", "", pits(&s.legal));
+    }
+    text
+}
+
+pub(super) fn pits(pits: &[Pit]) -> String {
+    if pits.is_empty() {
+        return "none".to_owned();
+    }
+    pits.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn smallest(out: &mut String, d: &Dispute) {
+    let s = &d.smallest;
+    let _ = write!(out, "\n== 2. Smallest positions where the readings differ");
+    match s.stones {
+        None => {
+            let _ = writeln!(
+                out,
+                ": none with up to {} stones on the board ({} positions tried)",
+                s.max_stones, s.positions_tried
+            );
+        }
+        Some(n) => {
+            let _ = writeln!(
+                out,
+                ": {n} stones, {} positions ({} valid positions tried, fewest stones first)",
+                s.differing_positions, s.positions_tried
+            );
+        }
+    }
+    if s.needs_history {
+        let _ = writeln!(
+            out,
+            "   `end-on-repetition` depends on the game's history: lines of up to {} moves were played from positions of up to {} stones.",
+            s.max_line, s.line_stones
+        );
+    }
+    for (k, e) in s.examples.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "\nexample {}: {}  moves {}  (differs: {})\n{}",
+            k + 1,
+            e.start,
+            pits(&e.moves),
+            e.differs.join(", "),
+            indent(&e.start.diagram())
+        );
+        for (label, a) in [
+            ("default", &e.default),
+            (d.alternative.to_string().as_str(), &e.alternative),
+        ] {
+            let result = match (&a.position, &a.refused) {
+                (_, Some(reason)) => format!("refused ({reason})"),
+                (Some(p), None) => format!("-> {p}"),
+                (None, None) => String::new(),
+            };
+            let caps: Vec<String> = a
+                .captures
+                .iter()
+                .map(|c| format!("{}:{}", c.pit, c.stones))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {label}: legal {}; {} {result}; captures {}; {}",
+                pits(&a.legal),
+                e.moves.last().map(ToString::to_string).unwrap_or_default(),
+                if caps.is_empty() {
+                    "none".to_owned()
+                } else {
+                    caps.join(" ")
+                },
+                a.outcome
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  as scenarios (paste under `scenarios:`):\n{}",
+            indent(&e.yaml)
+        );
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}\n"))
+        .collect::<String>()
+        .trim_end()
+        .to_owned()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn interval(s: &Share) -> String {
+    format!("{}-{}", pct(s.low), pct(s.high))
+}
+
+fn mean(m: &Mean) -> String {
+    format!("{:+.2} ({:+.2} to {:+.2})", m.mean, m.low, m.high)
+}
+
+fn play(out: &mut String, d: &Dispute) {
+    let p = &d.play;
+    let _ = writeln!(
+        out,
+        "\n== 3. In play: {} games per pairing and reading, seed {} (--seed), stopped at {} plies; 95% intervals",
+        p.games, p.seed, p.max_plies
+    );
+    for pairing in &p.pairings {
+        play_pairing(out, pairing, &d.alternative.to_string());
+    }
+}
+
+fn play_pairing(out: &mut String, p: &Pairing, alt: &str) {
+    let _ = writeln!(
+        out,
+        "\nSouth {} against North {}:\n  games where the reading changes an answer: {} ({})\n  plies where it does:                      {} ({})",
+        p.south.name(),
+        p.north.name(),
+        pct(p.games_changed.share),
+        interval(&p.games_changed),
+        pct(p.plies_changed.share),
+        interval(&p.plies_changed)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<12} {:>20} {:>20} {:>20} {:>20} {:>24}",
+        "reading", "South wins", "draws", "South loses", "unfinished", "mean margin (S-N)"
+    );
+    for (label, r) in [("default", &p.default), (short(alt), &p.alternative)] {
+        let cell = |s: &Share| format!("{} ({})", pct(s.share), interval(s));
+        let _ = writeln!(
+            out,
+            "  {:<12} {:>20} {:>20} {:>20} {:>20} {:>24}",
+            label,
+            cell(&r.wins),
+            cell(&r.draws),
+            cell(&r.losses),
+            cell(&r.unfinished),
+            mean(&r.margin)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  margin change (alternative - default, same seeds): {}",
+        mean(&p.margin_change)
+    );
+}
+
+fn perft(out: &mut String, d: &Dispute) {
+    let p = &d.perft;
+    let _ = writeln!(
+        out,
+        "\n== 4. Perft from the initial position (depths 1 to at most {})",
+        p.max_depth
+    );
+    let _ = writeln!(
+        out,
+        "  {:>5} {:>14} {:>14} {:>12}",
+        "depth",
+        "default",
+        short(&d.alternative.to_string()),
+        "difference"
+    );
+    for row in &p.depths {
+        let _ = writeln!(
+            out,
+            "  {:>5} {:>14} {:>14} {:>+12}",
+            row.depth, row.default, row.alternative, row.difference
+        );
+    }
+    let _ = match p.first_difference {
+        Some(depth) => writeln!(out, "  the counts first part at depth {depth}"),
+        None => writeln!(
+            out,
+            "  the counts are equal up to depth {} (--perft-depth)",
+            p.max_depth
+        ),
+    };
+}

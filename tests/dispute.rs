@@ -1,0 +1,305 @@
+//! `kpe dispute`: the four parts for every switch, the JSON report and its
+//! committed schema, and the command line's errors.
+//!
+//! Regenerate the committed schema with
+//! `UPDATE_SCHEMAS=1 cargo test --test dispute schemas` and commit it.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use assert_cmd::Command;
+use kpe::dispute::{Dispute, Options, dispute};
+use kpe::scenario::{Reference, Scenario, Subject, parse_file};
+use kpe::{Profile, Switch};
+use predicates::prelude::*;
+
+fn kpe() -> Command {
+    Command::cargo_bin("kpe").expect("the kpe binary is built")
+}
+
+/// Small enough for a debug build.
+fn small() -> Options {
+    Options {
+        games: 12,
+        max_plies: 300,
+        max_stones: 14,
+        perft_depth: 6,
+        ..Options::default()
+    }
+}
+
+/// The report for `switches` with [`small`] settings, computed once per
+/// test binary (several tests read the same reports).
+fn run(switches: &str) -> Dispute {
+    static DONE: OnceLock<Mutex<HashMap<String, Dispute>>> = OnceLock::new();
+    let done = DONE.get_or_init(Mutex::default);
+    if let Some(d) = done.lock().unwrap().get(switches) {
+        return d.clone();
+    }
+    let d = dispute(switches.parse().unwrap(), &small()).unwrap();
+    done.lock().unwrap().insert(switches.to_owned(), d.clone());
+    d
+}
+
+#[test]
+fn skip_origin_changes_scenarios_small_positions_play_and_perft() {
+    let d = run("skip-origin");
+    assert_eq!(d.format, "kpe-dispute");
+    assert_eq!(d.readings.len(), 1);
+    assert_eq!(d.readings[0].rule, "SOW-4");
+    // Part 1: both halves of each origin pair change, from the wrapping move.
+    let ids: Vec<&str> = d
+        .scenarios
+        .differing
+        .iter()
+        .map(|s| s.id.as_str())
+        .collect();
+    assert!(
+        ids.contains(&"cap-wrap-from-s4-origin-sown-no-capture"),
+        "{ids:?}"
+    );
+    assert!(
+        ids.contains(&"cap-wrap-from-s4-origin-skipped-captures"),
+        "{ids:?}"
+    );
+    for s in &d.scenarios.differing {
+        let first = &s.plies[s.first_difference];
+        assert!(
+            first.differs || s.default_outcome != s.alternative_outcome,
+            "{}",
+            s.id
+        );
+        assert!(
+            s.plies[..s.first_difference].iter().all(|p| !p.differs),
+            "{}",
+            s.id
+        );
+    }
+    // No scenario without a wrapping sowing changes.
+    assert!(!ids.contains(&"first-move-s4"), "{ids:?}");
+    // Part 2: a sowing of 8 is the least that wraps.
+    assert_eq!(d.smallest.stones, Some(8));
+    assert_eq!(d.smallest.line, Some(1));
+    assert!(!d.smallest.needs_history);
+    // Part 3: every pairing, both readings, all games accounted for.
+    assert_eq!(d.play.pairings.len(), 3);
+    assert!(d.play.pairings[0].plies_changed.count > 0);
+    // Part 4: I1 first shows at depth 5 (952 against 918).
+    assert_eq!(d.perft.first_difference, Some(5));
+    assert_eq!(d.perft.depths[4].difference, 918 - 952);
+}
+
+#[test]
+fn each_switch_parts_where_the_spec_says() {
+    let stones = |s: &str| run(s).smallest.stones;
+    // I2: the unlocking move needs an unused pit of 6 and a landing of 2.
+    let strict = run("strict-lock");
+    assert_eq!(strict.readings[0].rule, "LOCK-3");
+    assert_eq!(strict.smallest.stones, Some(8));
+    assert!(
+        strict.smallest.examples[0]
+            .differs
+            .contains(&"captures".to_owned())
+    );
+    // I3: a sowing that feeds and takes every stone back must put two
+    // stones into each empty pit (12 stones from S4), and the mover needs
+    // another move that feeds for it to matter: 14.
+    assert_eq!(stones("feed-after-capture"), Some(14));
+    // I4 and I5 show with two stones.
+    let unfeedable = run("end-when-unfeedable");
+    assert_eq!(unfeedable.smallest.stones, Some(2));
+    assert_eq!(unfeedable.perft.first_difference, None);
+    let repetition = run("end-on-repetition");
+    assert!(repetition.smallest.needs_history);
+    assert_eq!(repetition.smallest.stones, Some(2));
+    let line = repetition.smallest.line.unwrap();
+    assert!(line > 1, "a repetition needs a line: {line}");
+    let e = &repetition.smallest.examples[0];
+    assert_eq!(e.moves.len(), line);
+    assert_eq!(e.differs, ["end"]);
+    assert!(
+        e.alternative.outcome.contains("END-3"),
+        "{}",
+        e.alternative.outcome
+    );
+    assert!(
+        repetition
+            .scenarios
+            .differing
+            .iter()
+            .any(|s| s.id.contains("repetition"))
+    );
+}
+
+#[test]
+fn two_switches_are_compared_together_with_the_default() {
+    let d = run("strict-lock,skip-origin");
+    assert_eq!(d.alternative.to_string(), "skip-origin,strict-lock");
+    assert_eq!(d.readings.len(), 2);
+    assert_eq!(d.perft.first_difference, Some(5));
+    for e in &d.smallest.examples {
+        let scenarios: Vec<Scenario> = serde_yaml::from_str(&e.yaml).unwrap();
+        for s in &scenarios {
+            for p in s.profiles() {
+                Reference::new().verify("pasted", s, p).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn the_example_scenarios_paste_into_a_conformance_file_and_hold() {
+    for switch in Switch::ALL {
+        let d = run(switch.name());
+        assert!(!d.smallest.examples.is_empty(), "{switch}");
+        for e in &d.smallest.examples {
+            let indented: String = e.yaml.lines().map(|l| format!("  {l}\n")).collect();
+            let text = format!("topic: pasted\nscenarios:\n{indented}");
+            let file = parse_file("pasted.yaml", &text)
+                .unwrap_or_else(|err| panic!("{switch}: {err}\n{text}"));
+            assert_eq!(file.scenarios.len(), 2);
+            let [default, alternative] = [&file.scenarios[0], &file.scenarios[1]];
+            assert!(default.profiles().any(|p| p.is_default()), "{switch}");
+            assert!(
+                alternative
+                    .profiles()
+                    .any(|p| p == Profile::with(&[switch])),
+                "{switch}"
+            );
+            for s in &file.scenarios {
+                for p in s.profiles() {
+                    Reference::new()
+                        .verify("pasted.yaml", s, p)
+                        .unwrap_or_else(|f| panic!("{switch}: {f}"));
+                }
+            }
+            // And each fails under the other reading: it pins the dispute.
+            let other = if default.profiles().any(|p| p.is_default()) {
+                Profile::with(&[switch])
+            } else {
+                Profile::DEFAULT
+            };
+            assert!(
+                Reference::new()
+                    .verify("pasted.yaml", default, other)
+                    .is_err(),
+                "{switch}"
+            );
+        }
+    }
+}
+
+#[test]
+fn text_report_leads_with_a_summary_and_prints_the_four_parts_and_the_seed() {
+    let out = kpe()
+        .args([
+            "dispute",
+            "skip-origin",
+            "--games",
+            "6",
+            "--perft-depth",
+            "5",
+        ])
+        .args(["--max-stones", "8", "--seed", "42"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let first: Vec<&str> = text.lines().take(6).collect();
+    assert_eq!(first[0], "kpe dispute: default against skip-origin");
+    assert!(first[2].contains("scenarios:"), "{first:?}");
+    assert!(
+        first[3].contains("smallest positions: 8 stones"),
+        "{first:?}"
+    );
+    assert!(
+        first[5].contains("perft: counts part at depth 5 (952 against 918, -34)"),
+        "{first:?}"
+    );
+    for heading in ["== 1.", "== 2.", "== 3.", "== 4.", "seed 42", "**SOW-4**"] {
+        assert!(text.contains(heading), "{heading} missing");
+    }
+    assert!(
+        text.contains(">> ply 1"),
+        "the first differing ply is marked"
+    );
+}
+
+#[test]
+fn json_report_is_reproducible_by_seed_and_matches_the_schema_shape() {
+    let json = |seed: &str| {
+        let out = kpe()
+            .args([
+                "dispute",
+                "end-when-unfeedable",
+                "--format",
+                "json",
+                "--games",
+                "8",
+            ])
+            .args(["--perft-depth", "4", "--max-stones", "6", "--seed", seed])
+            .assert()
+            .success();
+        serde_json::from_slice::<serde_json::Value>(&out.get_output().stdout).unwrap()
+    };
+    let a = json("7");
+    assert_eq!(a, json("7"));
+    assert_ne!(a["play"], json("8")["play"]);
+    assert_eq!(a["format"], "kpe-dispute");
+    assert_eq!(a["alternative"], "end-when-unfeedable");
+    assert_eq!(a["play"]["seed"], 7);
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("spec/dispute.schema.json").unwrap())
+            .unwrap();
+    let required = schema["required"].as_array().unwrap();
+    for key in required {
+        assert!(a.get(key.as_str().unwrap()).is_some(), "{key} missing");
+    }
+    assert_eq!(a.as_object().unwrap().len(), required.len());
+}
+
+#[test]
+fn schemas_are_current() {
+    let update = std::env::var_os("UPDATE_SCHEMAS").is_some_and(|v| v == "1");
+    let file = "spec/dispute.schema.json";
+    let text = serde_json::to_string_pretty(&kpe::dispute::schema()).unwrap() + "\n";
+    if update {
+        std::fs::write(file, &text).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(file).unwrap_or_default();
+    assert!(
+        committed == text,
+        "{file} is out of date: regenerate with `UPDATE_SCHEMAS=1 cargo test --test dispute schemas` and commit"
+    );
+}
+
+#[test]
+fn no_switch_an_unknown_switch_and_an_unwritable_page_are_usage_errors() {
+    kpe()
+        .args(["dispute", "default"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "name at least one switch to dispute",
+        ));
+    kpe()
+        .args(["dispute", "skip-origin,bogus"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown rules switch `bogus`"));
+    kpe()
+        .args([
+            "dispute",
+            "skip-origin",
+            "--games",
+            "1",
+            "--perft-depth",
+            "1",
+        ])
+        .args(["--max-stones", "2", "--html", "/nonexistent-dir/page.html"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot write the HTML page to /nonexistent-dir/page.html",
+        ));
+}
