@@ -760,3 +760,84 @@ fn kpe_completions_are_generated() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn an_engine_following_two_readings_at_once_is_named_with_exactly_those_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = manifest(
+        dir.path(),
+        "two.json",
+        &["--rules", "skip-origin,feed-after-capture"],
+        json!({"random": {"games": 20, "seed": 4}}),
+    );
+    // Random games alone rarely tell I3 apart: the probes do.
+    let (code, json, err) = run(kpe_check()
+        .arg(&two)
+        .args(["--format", "json", "--only", "random/*"]));
+    assert_eq!(code, 1, "{err}");
+    let report = valid_report(json.as_bytes());
+    let reading = &report["summary"]["reading"];
+    assert_eq!(
+        reading["closest"],
+        json!(["skip-origin,feed-after-capture"]),
+        "{reading}"
+    );
+    assert_eq!(
+        reading["conforms_under"],
+        json!(["skip-origin,feed-after-capture"]),
+        "{reading}"
+    );
+    let probes = report["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["kind"] == "probe")
+        .count();
+    assert!(probes > 0, "the readings were told apart by probes");
+}
+
+#[test]
+fn random_games_start_from_the_given_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = manifest(dir.path(), "good.json", &[], json!({}));
+    // Both players unlocked: an engine without the opening lock gets past it.
+    let start = "4,5,6,7/5,6,7,8 S 0/0 1234/1234";
+    let (code, json, err) = run(kpe_check()
+        .arg(&good)
+        .args(["--format", "json", "--only", "random/*", "--start", start]));
+    assert_eq!(code, 0, "{err}");
+    let report = valid_report(json.as_bytes());
+    assert!(report["summary"]["plies"].as_u64().unwrap() > 0);
+    // A bad position is a usage error naming it.
+    let (code, _, err) = run(kpe_check()
+        .arg(&good)
+        .args(["--start", "4,5,6,7/5,6,7 S 0/0 1234/1234"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--start"), "{err}");
+    // From the manifest too, and a bug only unlocked positions show is
+    // found from there at once.
+    let from_manifest = manifest(
+        dir.path(),
+        "starts.json",
+        &["--fault", "capture-own-row"],
+        json!({"random": {"games": 3, "seed": 2, "starts": [start]}}),
+    );
+    let (code, json, _) = run(kpe_check()
+        .arg(&from_manifest)
+        .args(["--format", "json", "--only", "random/*"]));
+    assert_eq!(code, 1);
+    let report = valid_report(json.as_bytes());
+    let first = report["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["verdict"] == "diverges")
+        .unwrap();
+    assert!(
+        first["divergence"]["rules"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("CAP-3")),
+        "{first}"
+    );
+}
