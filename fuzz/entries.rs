@@ -53,19 +53,8 @@ pub fn reply(data: &[u8]) {
     let Ok(reply) = serde_json::from_str::<Reply>(text) else {
         return;
     };
-    let answer = match reply {
-        Reply::Legal { moves } => Answer::Legal(moves),
-        Reply::Played {
-            position,
-            captures,
-            end,
-        } => Answer::Played {
-            position,
-            captures,
-            end,
-        },
-        Reply::Illegal { reason } => Answer::Illegal(reason),
-        _ => return,
+    let Ok(answer) = Answer::from_reply(reply) else {
+        return;
     };
     let positions = [
         "6,6,6,6/6,6,6,6 S 0/0 ----/----",

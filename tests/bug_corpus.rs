@@ -204,19 +204,7 @@ fn engine(manifest_path: &Path) -> Engine {
 }
 
 fn as_answer(reply: Reply) -> Answer {
-    match reply {
-        Reply::Played {
-            position,
-            captures,
-            end,
-        } => Answer::Played {
-            position,
-            captures,
-            end,
-        },
-        Reply::Illegal { reason } => Answer::Illegal(reason),
-        other => panic!("not an answer to play: {other:?}"),
-    }
+    Answer::from_reply(reply).unwrap_or_else(|other| panic!("not an answer to play: {other:?}"))
 }
 
 /// END-3: the one bug with state. The engine ends a game the first time a

@@ -607,19 +607,9 @@ mod tests {
                 moves.sort();
                 Answer::Legal(moves)
             }
-            Question::Play(p, pit) => match play(bug, &p, pit, profile) {
-                Reply::Played {
-                    position,
-                    captures,
-                    end,
-                } => Answer::Played {
-                    position,
-                    captures,
-                    end,
-                },
-                Reply::Illegal { reason } => Answer::Illegal(reason),
-                other => panic!("{other:?}"),
-            },
+            Question::Play(p, pit) => {
+                Answer::from_reply(play(bug, &p, pit, profile)).unwrap_or_else(|o| panic!("{o:?}"))
+            }
         }
     }
 

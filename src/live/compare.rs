@@ -851,17 +851,7 @@ mod tests {
                 moves.sort();
                 Answer::Legal(moves)
             }
-            crate::protocol::Reply::Played {
-                position,
-                captures,
-                end,
-            } => Answer::Played {
-                position,
-                captures,
-                end,
-            },
-            crate::protocol::Reply::Illegal { reason } => Answer::Illegal(reason),
-            other => panic!("{other:?}"),
+            other => Answer::from_reply(other).unwrap_or_else(|o| panic!("{o:?}")),
         }
     }
 

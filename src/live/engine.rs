@@ -316,19 +316,9 @@ impl Engine {
         self.start()?;
         let request = question.request();
         let reply = self.exchange(&request, self.timeouts.request())?;
-        let answer = match reply {
-            Reply::Legal { moves } => Answer::Legal(moves),
-            Reply::Played {
-                position,
-                captures,
-                end,
-            } => Answer::Played {
-                position,
-                captures,
-                end,
-            },
-            Reply::Illegal { reason } => Answer::Illegal(reason),
-            other => return Err(self.wrong_reply(&request, &other)),
+        let answer = match Answer::from_reply(reply) {
+            Ok(answer) => answer,
+            Err(other) => return Err(self.wrong_reply(&request, &other)),
         };
         self.facts.insert(*question, answer.clone());
         self.journal.push(*question);

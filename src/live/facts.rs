@@ -9,7 +9,7 @@ use std::fmt;
 
 use crate::board::Pit;
 use crate::position::Position;
-use crate::protocol::{EndClaim, Request};
+use crate::protocol::{EndClaim, Reply, Request};
 use crate::report::Capture;
 
 /// At most this many facts are kept for diagnosis; later ones are still
@@ -87,6 +87,31 @@ pub enum Answer {
     },
     /// The move was refused, with this reason code.
     Illegal(String),
+}
+
+impl Answer {
+    /// The answer a `legal`, `played` or `illegal` reply gives; any other
+    /// reply comes back as the error.
+    ///
+    /// # Errors
+    ///
+    /// The reply, when it answers no question.
+    pub fn from_reply(reply: Reply) -> Result<Answer, Reply> {
+        match reply {
+            Reply::Legal { moves } => Ok(Answer::Legal(moves)),
+            Reply::Played {
+                position,
+                captures,
+                end,
+            } => Ok(Answer::Played {
+                position,
+                captures,
+                end,
+            }),
+            Reply::Illegal { reason } => Ok(Answer::Illegal(reason)),
+            other => Err(other),
+        }
+    }
 }
 
 /// The facts gathered from one engine, in the order they were learned.
