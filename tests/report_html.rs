@@ -6,7 +6,8 @@
 //! when `chromium` is not installed: `apt-get install chromium`).
 //!
 //! `UPDATE_SCREENSHOTS=1 cargo test --test report_html chromium` also
-//! writes the live buggy engine's page to `spec/img/kpe-check-report.png`.
+//! writes the live buggy engine's page to `spec/img/kpe-check-report.png`
+//! (then `pngquant --force --ext .png --quality 70-95` it to keep it small).
 
 mod common;
 
@@ -313,6 +314,42 @@ fn a_live_buggy_engine_page_has_groups_skips_certificate_and_profiles() {
         assert!(row.starts_with(p["profile"].as_str().unwrap()), "{row}");
         assert!(row.contains(p["verdict"].as_str().unwrap()), "{row}");
     }
+}
+
+#[test]
+fn kpe_check_merge_writes_the_page_of_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = buggy_engine(dir.path());
+    let (_, whole, _) = page(dir.path(), &input, &[], 1);
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let (_, _, json) = page(dir.path(), &input, &["--shard", &shard], 1);
+        let path = dir.path().join(format!("shard-{k}.json"));
+        std::fs::write(&path, json.to_string()).unwrap();
+        shards.push(path);
+    }
+    let merged = dir.path().join("merged.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .arg("merge")
+        .args(&shards)
+        .args(["--format", "json", "--html"])
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = std::fs::read_to_string(&merged).unwrap();
+    let doc = Html::parse_document(&text);
+    check_groups(&doc, &json);
+    // The same verdict, counts and broken rules as the unsharded run.
+    let head = |text: &str| {
+        let doc = Html::parse_document(text);
+        let block = verdict_block(&doc);
+        block[..block.find("reading").unwrap()].to_owned()
+    };
+    assert_eq!(head(&text), head(&whole));
+    assert_self_contained(&text);
 }
 
 #[cfg(unix)]

@@ -304,7 +304,7 @@ fn certificate(run: &Run) -> Markup {
     if !c.skip.is_empty() {
         items.push(format!("skip {}", c.skip.join(" ")));
     }
-    html::list(items.iter().map(|i| Markup::text(i)))
+    Markup::text(&items.join("; "))
 }
 
 fn group_block(number: usize, group: &Group, unit: &str) -> Markup {
