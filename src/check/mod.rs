@@ -12,8 +12,8 @@
 //! which of the 32 rules profiles would explain everything.
 //!
 //! Results go to a [`Sink`] as they are produced: [`HumanSink`] (the default
-//! report, coloured on a terminal), [`JsonSink`] (`--format json`) and
-//! [`JunitSink`] (`--junit FILE`).
+//! report, coloured on a terminal), [`JsonSink`] (`--format json`),
+//! [`JunitSink`] (`--junit FILE`) and [`HtmlSink`] (`--html FILE`).
 //!
 //! ```
 //! use kpe::check::{FileKind, JsonSink, check_transcript_reader};
