@@ -2,17 +2,15 @@
 //! browser would, and a real render in headless Chromium (skipped, saying
 //! so, when `chromium` is not installed: `apt-get install chromium`).
 
-use std::process::Command as Process;
+mod common;
 
 use assert_cmd::Command;
-use scraper::{Html, Selector};
+use common::chromium;
+use common::page::{assert_self_contained, sel};
+use scraper::Html;
 
 fn kpe() -> Command {
     Command::cargo_bin("kpe").expect("the kpe binary is built")
-}
-
-fn sel(css: &str) -> Selector {
-    Selector::parse(css).unwrap()
 }
 
 /// Writes the page for `switch` with small settings; returns its path
@@ -84,57 +82,16 @@ fn the_page_has_a_title_headings_one_svg_per_example_and_nothing_external() {
             changed
         );
         // Nothing to fetch: no scripts, links out, external images or styles.
-        assert_eq!(doc.select(&sel("script, link, img, iframe")).count(), 0);
-        for attr in ["href", "src"] {
-            for e in doc.select(&sel(&format!("[{attr}]"))) {
-                let v = e.value().attr(attr).unwrap();
-                assert!(v.starts_with('#'), "{attr}={v}");
-            }
-        }
-        assert!(!text.contains("http://") && !text.contains("https://"));
-        assert!(!text.contains("url("));
+        assert_self_contained(&text);
     }
 }
 
 #[test]
 fn the_page_renders_in_headless_chromium_without_console_errors() {
-    if Process::new("chromium").arg("--version").output().is_err() {
-        eprintln!("skipped: `chromium` is not installed (apt-get install chromium)");
+    if !chromium::available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = page(&dir, "skip-origin");
-    let shot = dir.path().join("shot.png");
-    let out = Process::new("chromium")
-        .args([
-            "--headless",
-            "--disable-gpu",
-            "--no-sandbox",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--window-size=1200,2000",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.path().join("profile").display()
-        ))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", path.display()))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "chromium failed: {stderr}");
-    for needle in ["Uncaught", "CONSOLE", "console(", "Failed to load"] {
-        assert!(
-            !stderr.contains(needle),
-            "chromium reported `{needle}`:\n{stderr}"
-        );
-    }
-    let png = std::fs::read(&shot).unwrap();
-    assert!(png.starts_with(b"\x89PNG"), "no screenshot");
-    assert!(
-        png.len() > 10_000,
-        "the screenshot is blank: {} bytes",
-        png.len()
-    );
+    chromium::render(&path, dir.path(), 1200, 2000);
 }

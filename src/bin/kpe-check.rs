@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 use kpe::check::{
-    CheckError, Detail, FileKind, HumanSink, JsonSink, JunitSink, Pattern, Policy, PolicySink,
-    RunVerdict, Shard, Sink, Summary, Tee,
+    CheckError, Detail, FileKind, HtmlSink, HumanSink, JsonSink, JunitSink, Pattern, Policy,
+    PolicySink, RunVerdict, Shard, Sink, Summary, Tee,
 };
 
 const AFTER_HELP: &str = "\
@@ -141,6 +141,9 @@ struct OutputArgs {
     /// Also write a JUnit XML report to this file, for CI systems.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     junit: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page to this file.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    html: Option<PathBuf>,
     /// Colour in the human report: auto (on a terminal, unless NO_COLOR is
     /// set), always or never.
     #[arg(long, value_enum, default_value_t = Color::Auto, help_heading = OUTPUT)]
@@ -269,6 +272,7 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     let mut human = HumanSink::with_detail(stdout, detail);
     let mut json = JsonSink::new(io::stdout().lock());
     let mut junit = args.junit.clone().map(JunitSink::new);
+    let mut html = args.html.clone().map(HtmlSink::new);
     let mut sinks: Vec<&mut dyn Sink> = Vec::new();
     match args.format {
         Format::Human => sinks.push(&mut human),
@@ -276,6 +280,9 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     }
     if let Some(j) = junit.as_mut() {
         sinks.push(j);
+    }
+    if let Some(h) = html.as_mut() {
+        sinks.push(h);
     }
     run(&mut Tee(sinks))
 }

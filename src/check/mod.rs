@@ -12,8 +12,8 @@
 //! which of the 32 rules profiles would explain everything.
 //!
 //! Results go to a [`Sink`] as they are produced: [`HumanSink`] (the default
-//! report, coloured on a terminal), [`JsonSink`] (`--format json`) and
-//! [`JunitSink`] (`--junit FILE`).
+//! report, coloured on a terminal), [`JsonSink`] (`--format json`),
+//! [`JunitSink`] (`--junit FILE`) and [`HtmlSink`] (`--html FILE`).
 //!
 //! ```
 //! use kpe::check::{FileKind, JsonSink, check_transcript_reader};
@@ -45,6 +45,7 @@ mod policy;
 mod reader;
 mod reading;
 mod render;
+mod render_html;
 mod report;
 mod rules;
 mod scan;
@@ -65,6 +66,7 @@ pub use reading::{Reading, Recheck, name_reading, reading_from, switch_summary};
 pub use render::{
     Detail, HumanSink, JsonSink, JunitSink, Sink, Tee, junit_classname, parse_json_report,
 };
+pub use render_html::HtmlSink;
 pub use report::{
     Certificate, Counts, Divergence, EXIT_CODES, EngineError, Explanation, FieldDiff, Group,
     GroupRef, Groups, InputErrorReport, JsonReport, KPE_CHECK_VERSION, ProfileSummary,
