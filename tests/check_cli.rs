@@ -1093,15 +1093,64 @@ fn the_samples_match_the_schema_types() {
     }
 }
 
+/// A position and move, reached by seeded random play from the initial
+/// position, where the move is the mover's last unused pit and captures by
+/// default, captures nothing under strict-lock, and captures differently
+/// under skip-origin.
+fn unlocking_capture_that_two_readings_change() -> (Position, Pit) {
+    use kpe::Switch;
+    let strict = Profile::with(&[Switch::StrictLock]);
+    let skip = Profile::with(&[Switch::SkipOrigin]);
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for _ in 0..20_000 {
+        let mut game = Game::new(Position::initial(), Profile::DEFAULT);
+        for _ in 0..60 {
+            let position = *game.current();
+            for pit in game.legal_moves() {
+                let captures =
+                    |p: Profile| kpe::play(&position, pit, p).map(|(_, r)| r.captures.to_vec());
+                if let (Ok(default), Ok(locked), Ok(skipped)) =
+                    (captures(Profile::DEFAULT), captures(strict), captures(skip))
+                    && !default.is_empty()
+                    && locked.is_empty()
+                    && skipped != default
+                {
+                    return (position, pit);
+                }
+            }
+            let legal = game.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let pit = legal[next(legal.len())];
+            if game.play(pit).is_err() {
+                break;
+            }
+        }
+    }
+    panic!("no unlocking capture that strict-lock and skip-origin both change");
+}
+
 #[test]
 fn the_deciding_rules_are_the_explaining_reading_or_the_broken_rule() {
     // Regression: an unlocking move that captures by default but not under
-    // strict-lock; its captures would also vanish under skip-origin (26
-    // stones land elsewhere), but only strict-lock explains the whole ply.
-    let strict = transcript(
-        r#"{"id": "unlock", "start": "0,6,10,2/0,3,26,1 N 0/0 1234/12-4", "plies": [
-            {"move": "N3", "after": "4,9,13,5/3,6,3,5 S 0/0 1234/1234", "captures": []}]}"#,
-    );
+    // strict-lock, whose captures would also change under skip-origin, but
+    // only strict-lock explains the whole ply. The position is found by
+    // the rules themselves, so that the test states no reading's outcome
+    // (a changed reading finds another one).
+    let (start, pit) = unlocking_capture_that_two_readings_change();
+    let strict_lock: Profile = "strict-lock".parse().unwrap();
+    let (after, _) = kpe::play(&start, pit, strict_lock).expect("legal under strict-lock");
+    let strict = transcript(&format!(
+        r#"{{"id": "unlock", "start": "{start}", "plies": [
+            {{"move": "{pit}", "after": "{after}", "captures": []}}]}}"#
+    ));
     // Regression: totals without the sweep are END-2 (alone: the captured
     // stones are counted, so RES-1 is not what broke), not the reading I4
     // under which the move would have been refused.
