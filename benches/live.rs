@@ -16,7 +16,7 @@
 //! worker's time; issue 11's target is under 10% for `kpe engine`) and the
 //! requests a second.
 //!
-//! `slow engine`: the same games against `kpe engine --fault slow`, which
+//! `slow engine`: 5 random games against `kpe engine --fault slow`, which
 //! sleeps 2 ms before each answer, at `--jobs 1` and `--jobs 2` (issue 11:
 //! `--jobs 2` at least 1.7x faster on 2 cores).
 
@@ -110,17 +110,17 @@ fn random_games(c: &mut Criterion) {
     }
     let slow = kpe_engine(&["--fault", "slow"]);
     let slow_options = LiveOptions {
-        games: Some(20),
+        games: Some(5),
         ..options.clone()
     };
-    group.throughput(Throughput::Elements(20));
+    group.throughput(Throughput::Elements(5));
     for jobs in [1, 2] {
         let options = LiveOptions {
             jobs: Some(jobs),
             ..slow_options.clone()
         };
         group.bench_function(
-            format!("20 random games against a slow engine (2 ms a request), --jobs {jobs}"),
+            format!("5 random games against a slow engine (2 ms a request), --jobs {jobs}"),
             |b| b.iter(|| check(&slow, &options).1),
         );
     }
