@@ -10,12 +10,21 @@
 //! time KPE_CHECK_SEED=1 KPE_CHECK_GAMES=1000 KPE_CHECK_PERFT_DEPTH=0 \
 //!     target/release/kpe-check examples/engines/kpe-release.json > /dev/null
 //! ```
+//!
+//! Before measuring, one run at `--jobs 1` prints kpe-check's own share of
+//! the worker's time (1 - time waiting for the engine's replies / the
+//! worker's time; issue 11's target is under 10% for `kpe engine`) and the
+//! requests a second.
+//!
+//! `slow engine`: 5 random games against `kpe engine --fault slow`, which
+//! sleeps 2 ms before each answer, at `--jobs 1` and `--jobs 2` (issue 11:
+//! `--jobs 2` at least 1.7x faster on 2 cores).
 
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kpe::check::{InputError, Run, Sink, Summary, UnitResult};
-use kpe::live::{LiveOptions, Manifest, check_engine};
+use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine};
 
 /// Counts units and keeps nothing.
 struct Count(u64);
@@ -36,13 +45,33 @@ impl Sink for Count {
     }
 }
 
+/// `kpe engine` with `args`.
+fn kpe_engine(args: &[&str]) -> Manifest {
+    let mut command = vec![env!("CARGO_BIN_EXE_kpe"), "engine"];
+    command.extend(args);
+    serde_json::from_value(serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": command,
+    }))
+    .expect("a valid manifest")
+}
+
+fn check(manifest: &Manifest, options: &LiveOptions) -> (LiveReport, u64) {
+    let mut sink = Count(0);
+    let report = check_engine(
+        manifest,
+        Path::new("bench.json"),
+        options,
+        &mut sink,
+        &mut std::io::sink(),
+    )
+    .expect("the report is written");
+    assert!(report.conforms());
+    (report, sink.0)
+}
+
 fn random_games(c: &mut Criterion) {
     const GAMES: u32 = 100;
-    let manifest: Manifest = serde_json::from_value(serde_json::json!({
-        "format": "kpe-engine", "version": 1,
-        "command": [env!("CARGO_BIN_EXE_kpe"), "engine"],
-    }))
-    .expect("a valid manifest");
+    let manifest = kpe_engine(&[]);
     let options = LiveOptions {
         seed: Some(1),
         games: Some(GAMES),
@@ -54,6 +83,16 @@ fn random_games(c: &mut Criterion) {
         jobs: Some(1),
         ..LiveOptions::default()
     };
+    let (report, _) = check(&manifest, &options);
+    let time = report.time;
+    eprintln!(
+        "kpe engine, --jobs 1: {} requests in {:.3} s of worker time, {:.3} s waiting for the engine: kpe-check's own share {:.1}%, {:.0} requests a second",
+        time.requests,
+        time.busy.as_secs_f64(),
+        time.wait.as_secs_f64(),
+        100.0 * time.own_share(),
+        time.requests as f64 / time.busy.as_secs_f64(),
+    );
     let mut group = c.benchmark_group("live");
     group.sample_size(10);
     group.throughput(Throughput::Elements(u64::from(GAMES)));
@@ -65,20 +104,24 @@ fn random_games(c: &mut Criterion) {
         group.bench_function(
             format!("100 random games against kpe engine, --jobs {jobs}"),
             |b| {
-                b.iter(|| {
-                    let mut sink = Count(0);
-                    let report = check_engine(
-                        &manifest,
-                        Path::new("bench.json"),
-                        &options,
-                        &mut sink,
-                        &mut std::io::sink(),
-                    )
-                    .expect("the report is written");
-                    assert!(report.conforms());
-                    sink.0
-                });
+                b.iter(|| check(&manifest, &options).1);
             },
+        );
+    }
+    let slow = kpe_engine(&["--fault", "slow"]);
+    let slow_options = LiveOptions {
+        games: Some(5),
+        ..options.clone()
+    };
+    group.throughput(Throughput::Elements(5));
+    for jobs in [1, 2] {
+        let options = LiveOptions {
+            jobs: Some(jobs),
+            ..slow_options.clone()
+        };
+        group.bench_function(
+            format!("5 random games against a slow engine (2 ms a request), --jobs {jobs}"),
+            |b| b.iter(|| check(&slow, &options).1),
         );
     }
     group.finish();

@@ -1169,3 +1169,21 @@ fn the_deciding_rules_are_the_explaining_reading_or_the_broken_rule() {
         );
     }
 }
+
+#[test]
+fn bad_input_a_byte_that_is_not_utf8_in_a_game_is_placed() {
+    let mut text = transcript(
+        r#"{"id": "g?", "plies": [{"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----"}]}"#,
+    )
+    .into_bytes();
+    let at = text.iter().position(|&b| b == b'?').unwrap();
+    text[at] = 0xff;
+    // The span is not UTF-8: read as bytes, the error is placed as before.
+    assert_bad_input(
+        &text,
+        &[
+            "transcript.json:1:",
+            "at games[0].id: invalid unicode code point",
+        ],
+    );
+}

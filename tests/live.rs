@@ -1096,3 +1096,32 @@ fn processes_the_engine_started_are_killed_with_it() {
     }
     panic!("the grandchild still runs: {last}");
 }
+
+/// `kpe engine --fault slow` answers like `kpe engine`, each reply after
+/// [`kpe::live::SLOW_DELAY`]; the workers' time shows the engine's wait.
+#[test]
+fn a_slow_engine_conforms_and_its_wait_is_counted() {
+    let options = LiveOptions {
+        seed: Some(3),
+        games: Some(3),
+        perft_depth: Some(0),
+        suite: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scenarios/good")),
+        jobs: Some(2),
+        ..LiveOptions::default()
+    };
+    let slow = check_json(&kpe_engine(&["--fault", "slow"], "default", 5000), &options);
+    assert!(slow.conforms(), "{:?}", slow.summary);
+    let time = slow.time;
+    assert!(time.requests > 10, "{time:?}");
+    // Every request (hellos included) waited at least the delay.
+    let floor = kpe::live::SLOW_DELAY * u32::try_from(time.requests).unwrap();
+    assert!(time.wait >= floor, "{time:?}");
+    assert!(time.busy >= time.wait, "{time:?}");
+    let share = time.own_share();
+    assert!((0.0..1.0).contains(&share), "{share}");
+    // The same games from the plain engine: the same requests, answered
+    // without the delay.
+    let plain = check_json(&kpe_engine(&[], "default", 5000), &options);
+    assert_eq!(plain.time.requests, time.requests);
+    assert_eq!(plain.units.len(), slow.units.len());
+}

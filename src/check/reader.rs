@@ -317,11 +317,17 @@ impl SpanReader {
             self.file
                 .read_exact(&mut self.buf)
                 .map_err(|e| InputError::read(&self.source, e))?;
-            run_on(
-                &mut serde_json::Deserializer::from_slice(&self.buf),
-                seed,
-                paths,
-            )
+            // Valid UTF-8 checked once for the whole span (fast on ASCII)
+            // spares serde_json a check per string; a span that is not
+            // goes through the byte reader, which says where it breaks.
+            match std::str::from_utf8(&self.buf) {
+                Ok(text) => run_on(&mut serde_json::Deserializer::from_str(text), seed, paths),
+                Err(_) => run_on(
+                    &mut serde_json::Deserializer::from_slice(&self.buf),
+                    seed,
+                    paths,
+                ),
+            }
         } else {
             let reader = guarded((&self.file).take(span.len));
             run_on(

@@ -192,6 +192,8 @@ pub struct Engine {
     /// The last line the engine answered with, in this process.
     last_line: Option<String>,
     starts: u32,
+    /// Time spent from writing each request to receiving its reply.
+    wait: Duration,
 }
 
 impl Engine {
@@ -209,6 +211,7 @@ impl Engine {
             requests: 0,
             last_line: None,
             starts: 0,
+            wait: Duration::ZERO,
         }
     }
 
@@ -282,6 +285,14 @@ impl Engine {
     #[must_use]
     pub fn requests(&self) -> u64 {
         self.requests
+    }
+
+    /// The time spent waiting for the engine in all: from writing each
+    /// request (hellos included) to receiving its reply, or to the failure
+    /// that ended the wait. The rest of a worker's time is kpe-check's own.
+    #[must_use]
+    pub fn wait(&self) -> Duration {
+        self.wait
     }
 
     /// Everything the engine claimed so far.
@@ -403,9 +414,14 @@ impl Engine {
                     Some(request),
                 ));
             }
-            Ok(None) => process
-                .send(&line, timeout)
-                .and_then(|()| process.recv(timeout)),
+            Ok(None) => {
+                let asked = std::time::Instant::now();
+                let received = process
+                    .send(&line, timeout)
+                    .and_then(|()| process.recv(timeout));
+                self.wait += asked.elapsed();
+                received
+            }
             Err(e) => Err(e),
         };
         let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;

@@ -44,7 +44,7 @@ pub use run::{
     MAX_SHRINKS, check_engine, check_manifest_file, list_units,
 };
 pub use scenarios::EngineSubject;
-pub use schedule::MAX_STARTS;
+pub use schedule::{MAX_STARTS, WorkerTime};
 pub use serve::{Fault, ServeOptions, serve};
-pub use serve::{MAX_PERFT_DEPTH, MAX_REQUEST_LINE};
+pub use serve::{MAX_PERFT_DEPTH, MAX_REQUEST_LINE, SLOW_DELAY};
 pub use shrink::{Diverging, SHRINK_BUDGET, candidates, shrink};

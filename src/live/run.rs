@@ -79,6 +79,8 @@ pub struct LiveReport {
     pub summary: Summary,
     /// Requests sent to the engine.
     pub requests: u64,
+    /// Where the scheduler's workers spent their time (not in the report).
+    pub time: super::schedule::WorkerTime,
     /// Things the report mentions (perft depths cut short, units left
     /// out), as in [`Summary::notes`].
     pub notes: Vec<String>,
@@ -630,6 +632,7 @@ pub fn check_engine(
         units,
         summary,
         requests,
+        time: ran.time,
         notes,
     })
 }

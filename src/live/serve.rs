@@ -70,11 +70,17 @@ pub enum Fault {
     /// A rules bug no reading explains: capture a 2 or 4 in the mover's own
     /// row when the last stone lands there (breaks CAP-3).
     CaptureOwnRow,
+    /// Answer every request correctly, but only after sleeping
+    /// [`SLOW_DELAY`]: a slow engine, for measuring `--jobs`.
+    Slow,
 }
+
+/// How long `kpe engine --fault slow` sleeps before each answer.
+pub const SLOW_DELAY: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Fault {
     /// Every fault with its name.
-    pub const ALL: [(&'static str, Fault); 12] = [
+    pub const ALL: [(&'static str, Fault); 13] = [
         ("crash", Fault::Crash),
         ("exit", Fault::Exit),
         ("hang", Fault::Hang),
@@ -87,6 +93,7 @@ impl Fault {
         ("no-read", Fault::NoRead),
         ("detach", Fault::Detach),
         ("capture-own-row", Fault::CaptureOwnRow),
+        ("slow", Fault::Slow),
     ];
 }
 
@@ -356,6 +363,10 @@ fn misbehave(fault: Option<Fault>, output: &mut impl Write) -> io::Result<()> {
         Some(Fault::Detach) => {
             detach()?;
             misbehave(Some(Fault::Hang), output)
+        }
+        Some(Fault::Slow) => {
+            std::thread::sleep(SLOW_DELAY);
+            Ok(())
         }
         Some(Fault::StderrFlood) => {
             let chunk = [b'!'; 8192];
