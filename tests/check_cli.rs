@@ -18,6 +18,10 @@ use kpe::{Game, Pit, Position, Profile};
 use predicates::prelude::*;
 use serde_json::Value;
 
+#[path = "common/schema.rs"]
+mod schema;
+use schema::valid_report;
+
 fn kpe_check() -> Command {
     let mut cmd = Command::cargo_bin("kpe-check").expect("the kpe-check binary is built");
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -57,8 +61,8 @@ fn json_report(path: &Path) -> (i32, Value) {
         .args(["--format", "json"])
         .output()
         .expect("kpe-check runs");
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)));
+    // Every report follows the committed schema.
+    let report = valid_report(&out.stdout);
     (out.status.code().expect("an exit code"), report)
 }
 
@@ -809,7 +813,7 @@ fn a_reader_is_spooled_and_checked_like_a_file() {
     );
     // Copied to a temporary file, it is read again to name the reading.
     assert!(summary.reading.is_some());
-    let report: Value = serde_json::from_slice(&sink.into_inner()).expect("JSON");
+    let report = valid_report(&sink.into_inner());
     assert_eq!(
         report["units"][0]["divergence"]["fields"][0]["details"][0]["field"],
         "after.pits"
@@ -876,12 +880,12 @@ fn the_report_is_the_same_whatever_the_number_of_jobs() {
     };
     let one = run("1", &t.path);
     assert_eq!(one.status.code(), Some(1));
-    let report: Value = serde_json::from_slice(&one.stdout).expect("JSON");
+    let report = valid_report(&one.stdout);
     assert_eq!(report["units"].as_array().map(Vec::len), Some(games.len()));
     for jobs in ["2", "4"] {
         let many = run(jobs, &t.path);
         assert_eq!(many.status.code(), Some(1));
-        let json = |out: &[u8]| verdicts(serde_json::from_slice(out).expect("JSON"));
+        let json = |out: &[u8]| verdicts(valid_report(out));
         assert!(
             json(&one.stdout) == json(&many.stdout),
             "--jobs {jobs} reports differently"
@@ -1040,7 +1044,7 @@ fn standard_input_is_read_when_the_file_is_a_dash() {
             .write_stdin(input)
             .output()
             .expect("kpe-check runs");
-        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        let report = valid_report(&out.stdout);
         assert_eq!(out.status.code(), Some(expected_code));
         assert_eq!(report["run"]["source"], "-");
         assert_eq!(verdicts(report), verdicts(expected.clone()));

@@ -11,6 +11,9 @@
 //! Rust types; regenerate them with
 //! `UPDATE_SCHEMAS=1 cargo test --test live schemas` and commit them.
 
+#[path = "common/schema.rs"]
+mod schema;
+use schema::valid_report;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -438,7 +441,7 @@ fn an_engine_that_cannot_start_is_errored() {
         summary.errored, 1,
         "one unit says the engine did not start; the rest are not run"
     );
-    let json: serde_json::Value = serde_json::from_slice(&out.into_inner()).unwrap();
+    let json = valid_report(&out.into_inner());
     let error = json["units"]
         .as_array()
         .unwrap()
@@ -515,7 +518,7 @@ fn kpe_check_exit_codes_and_formats() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = valid_report(&out.stdout);
     assert_eq!(json["conforms"], false, "{json}");
 
     let out = kpe_check().arg(&bad).arg("--color=never").output().unwrap();
@@ -592,8 +595,7 @@ fn kpe_check_json(path: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let json = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout)));
+    let json = valid_report(&out.stdout);
     (out.status.code(), json, stderr)
 }
 
@@ -652,7 +654,7 @@ fn kpe_check_flags_win_over_the_environment() {
         .env("KPE_CHECK_SUITE", &suite)
         .output()
         .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = valid_report(&out.stdout);
     assert_eq!(unit_ids(&report, "scenario"), ["flag-suite-first-move"]);
 
     // A flag wins even over a variable that would be refused.
@@ -824,7 +826,7 @@ fn kpe_check_prints_a_seed_that_reproduces_the_run() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let report = valid_report(&out.stdout);
         (report, String::from_utf8(out.stderr).unwrap())
     };
     let (first, stderr) = run(&[]);

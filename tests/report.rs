@@ -9,10 +9,13 @@
 //! `UPDATE_SCHEMAS=1 cargo test --test report schema`.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
+
+#[path = "common/schema.rs"]
+mod schema;
+use schema::valid_report;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -36,32 +39,6 @@ fn kpe_check() -> Command {
         cmd.env_remove(var);
     }
     cmd
-}
-
-/// The committed report schema, compiled once.
-fn validator() -> &'static jsonschema::Validator {
-    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
-    V.get_or_init(|| {
-        let text = std::fs::read_to_string(root().join("spec/report.schema.json")).unwrap();
-        let schema: Value = serde_json::from_str(&text).unwrap();
-        jsonschema::validator_for(&schema).expect("the report schema compiles")
-    })
-}
-
-/// Checks a JSON report against the committed schema and returns it.
-fn valid_report(stdout: &[u8]) -> Value {
-    let report: Value = serde_json::from_slice(stdout)
-        .unwrap_or_else(|e| panic!("not JSON: {e}\n{}", String::from_utf8_lossy(stdout)));
-    let errors: Vec<String> = validator()
-        .iter_errors(&report)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "the report breaks spec/report.schema.json:\n{}",
-        errors.join("\n")
-    );
-    report
 }
 
 /// A manifest for `kpe engine` with `args`, written in `dir`.
