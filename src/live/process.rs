@@ -184,7 +184,14 @@ enum Event {
 struct Tail {
     bytes: VecDeque<u8>,
     total: u64,
+    /// The stderr reader has seen the end of the stream.
+    done: bool,
 }
+
+/// How long the stderr tail of an engine that has exited waits for its
+/// reader to reach the end of the stream, so that what the engine wrote
+/// just before exiting is shown (a descendant may keep the stream open).
+const STDERR_DRAIN: Duration = Duration::from_millis(250);
 
 /// A running engine. Dropping it kills and reaps the child (and, on Unix,
 /// everything in its process group).
@@ -436,10 +443,18 @@ impl EngineProcess {
     /// wrote in all.
     #[must_use]
     pub fn stderr_tail(&self) -> (String, u64) {
-        let tail = self
-            .tail
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let lock = || {
+            self.tail
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if self.status.is_some() {
+            let deadline = Instant::now() + STDERR_DRAIN;
+            while !lock().done && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(2));
+            }
+        }
+        let tail = lock();
         let bytes: Vec<u8> = tail.bytes.iter().copied().collect();
         let mut text = String::from_utf8_lossy(&bytes).into_owned();
         if tail.total > bytes.len() as u64
@@ -682,7 +697,12 @@ fn read_stderr(
     let mut buffer = [0u8; 8192];
     loop {
         let n = match stderr.read(&mut buffer) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => {
+                tail.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .done = true;
+                return;
+            }
             Ok(n) => n,
         };
         let total = {
