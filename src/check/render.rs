@@ -9,8 +9,8 @@ use anstyle::{AnsiColor, Style};
 
 use super::input::{InputError, InputErrorKind};
 use super::report::{
-    Divergence, FieldDiff, Group, GroupRef, Groups, InputErrorReport, JsonReport, REPORT_FORMAT,
-    REPORT_VERSION, Run, RunKind, RunVerdict, Summary, UnitResult, Verdict,
+    Collected, Divergence, FieldDiff, Group, GroupRef, Groups, InputErrorReport, JsonReport,
+    REPORT_FORMAT, REPORT_VERSION, Run, RunKind, RunVerdict, Summary, UnitResult, Verdict,
 };
 use super::rules::{RULE_IDS, rule_title};
 
@@ -97,13 +97,9 @@ pub struct HumanSink<W> {
     out: W,
     detail: Detail,
     run: Option<Run>,
-    groups: Groups,
+    collected: Collected,
     /// Units listed with `--verbose`: passes and skips, one line each.
     listed: Vec<String>,
-    /// Skip reasons with their counts, in order of first appearance.
-    skips: Vec<(String, u64)>,
-    /// Units the expect-fail file lists that now conform.
-    fixed: Vec<String>,
 }
 
 impl<W: Write> HumanSink<W> {
@@ -118,10 +114,8 @@ impl<W: Write> HumanSink<W> {
             out,
             detail,
             run: None,
-            groups: Groups::default(),
+            collected: Collected::default(),
             listed: Vec::new(),
-            skips: Vec::new(),
-            fixed: Vec::new(),
         }
     }
 
@@ -444,26 +438,21 @@ impl<W: Write> Sink for HumanSink<W> {
     }
 
     fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
-        self.groups.add(unit);
-        match unit.verdict {
-            Verdict::Conforms if self.detail == Detail::Verbose => self.listed.push(format!(
-                "{GOOD}✓{GOOD:#} {} conforms ({})",
-                unit.label(),
-                plural(unit.plies, "ply")
-            )),
-            Verdict::Skipped => {
-                let reason = unit.reason.clone().unwrap_or_default();
-                match self.skips.iter_mut().find(|(r, _)| *r == reason) {
-                    Some((_, n)) => *n += 1,
-                    None => self.skips.push((reason.clone(), 1)),
-                }
-                if self.detail == Detail::Verbose {
-                    self.listed
-                        .push(format!("{DIM}- {} skipped: {reason}{DIM:#}", unit.label()));
-                }
+        self.collected.add(unit);
+        if self.detail == Detail::Verbose {
+            match unit.verdict {
+                Verdict::Conforms => self.listed.push(format!(
+                    "{GOOD}✓{GOOD:#} {} conforms ({})",
+                    unit.label(),
+                    plural(unit.plies, "ply")
+                )),
+                Verdict::Skipped => self.listed.push(format!(
+                    "{DIM}- {} skipped: {}{DIM:#}",
+                    unit.label(),
+                    unit.reason.as_deref().unwrap_or_default()
+                )),
+                _ => {}
             }
-            Verdict::Fixed => self.fixed.push(unit.short_label()),
-            _ => {}
         }
         Ok(())
     }
@@ -501,7 +490,7 @@ impl<W: Write> Sink for HumanSink<W> {
             "{HEAD}kpe-check{HEAD:#} {source}: {what}, claiming {claims}"
         )?;
         write!(self.out, "{}", summary_text(run, summary))?;
-        let groups = self.groups.sorted();
+        let groups = self.collected.groups.sorted();
         if !groups.is_empty() {
             let n = groups.len();
             writeln!(
@@ -523,17 +512,22 @@ impl<W: Write> Sink for HumanSink<W> {
         } else {
             writeln!(self.out)?;
         }
-        if !self.fixed.is_empty() {
+        if !self.collected.fixed.is_empty() {
             writeln!(
                 self.out,
                 "{GOOD}fixed{GOOD:#}: {} listed in the expect-fail file now conform{}; remove their lines: {}",
-                self.fixed.len(),
-                if self.fixed.len() == 1 { "s" } else { "" },
-                self.fixed.join(", ")
+                self.collected.fixed.len(),
+                if self.collected.fixed.len() == 1 {
+                    "s"
+                } else {
+                    ""
+                },
+                self.collected.fixed.join(", ")
             )?;
         }
-        if !self.skips.is_empty() && self.detail != Detail::Verbose {
+        if !self.collected.skips.is_empty() && self.detail != Detail::Verbose {
             let reasons: Vec<String> = self
+                .collected
                 .skips
                 .iter()
                 .map(|(reason, n)| format!("{n} {reason}"))

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::input::InputError;
 use super::render::{Sink, counts_text};
 use super::report::{
-    Divergence, FieldDiff, Group, Groups, Run, RunKind, Summary, UnitResult, Verdict,
+    Collected, Divergence, FieldDiff, Group, Run, RunKind, Summary, UnitResult, Verdict,
 };
 use super::rules::rule_title;
 use crate::board::{Pit, Player};
@@ -23,9 +23,7 @@ use crate::position::Position;
 pub struct HtmlSink {
     path: PathBuf,
     run: Option<Run>,
-    groups: Groups,
-    skips: Vec<(String, u64)>,
-    fixed: Vec<String>,
+    collected: Collected,
 }
 
 impl HtmlSink {
@@ -35,9 +33,7 @@ impl HtmlSink {
         HtmlSink {
             path,
             run: None,
-            groups: Groups::default(),
-            skips: Vec::new(),
-            fixed: Vec::new(),
+            collected: Collected::default(),
         }
     }
 
@@ -51,7 +47,7 @@ impl HtmlSink {
             Some(RunKind::Engine) => "unit",
             _ => "game",
         };
-        let groups = self.groups.sorted();
+        let groups = self.collected.groups.sorted();
         let (errors, divergences): (Vec<&Group>, Vec<&Group>) = groups
             .into_iter()
             .partition(|g| g.verdict == Verdict::Errored);
@@ -66,22 +62,22 @@ impl HtmlSink {
             }
             page.section(&groups_title("Divergences", divergences.len()), body);
         }
-        if !self.fixed.is_empty() {
+        if !self.collected.fixed.is_empty() {
             page.section(
                 "Fixed",
                 html::note(
                     Tone::Good,
                     Markup::text(&format!(
                         "{} listed in the expect-fail file now conform; remove their lines: {}",
-                        self.fixed.len(),
-                        self.fixed.join(", ")
+                        self.collected.fixed.len(),
+                        self.collected.fixed.join(", ")
                     )),
                 ),
             );
         }
-        if !self.skips.is_empty() {
+        if !self.collected.skips.is_empty() {
             let mut t = Table::new(&["units", "why they were skipped"]);
-            for (reason, n) in &self.skips {
+            for (reason, n) in &self.collected.skips {
                 t.row([Markup::text(&n.to_string()), Markup::text(reason)]);
             }
             page.section("Skipped", t.finish());
@@ -497,18 +493,7 @@ impl Sink for HtmlSink {
     }
 
     fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
-        self.groups.add(unit);
-        match unit.verdict {
-            Verdict::Skipped => {
-                let reason = unit.reason.clone().unwrap_or_default();
-                match self.skips.iter_mut().find(|(r, _)| *r == reason) {
-                    Some((_, n)) => *n += 1,
-                    None => self.skips.push((reason, 1)),
-                }
-            }
-            Verdict::Fixed => self.fixed.push(unit.short_label()),
-            _ => {}
-        }
+        self.collected.add(unit);
         Ok(())
     }
 

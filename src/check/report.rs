@@ -930,6 +930,37 @@ impl Groups {
     }
 }
 
+/// What the views written at the end of a run (the human report, the HTML
+/// page) keep of its units: the groups, each skip reason with its count,
+/// and the units the expect-fail file lists that conform now.
+#[derive(Clone, Debug, Default)]
+pub struct Collected {
+    /// The groups of failing units.
+    pub groups: Groups,
+    /// Skip reasons with their counts, in order of first appearance.
+    pub skips: Vec<(String, u64)>,
+    /// The ids of the fixed units.
+    pub fixed: Vec<String>,
+}
+
+impl Collected {
+    /// Takes `unit` in.
+    pub fn add(&mut self, unit: &UnitResult) {
+        self.groups.add(unit);
+        match unit.verdict {
+            Verdict::Skipped => {
+                let reason = unit.reason.clone().unwrap_or_default();
+                match self.skips.iter_mut().find(|(r, _)| *r == reason) {
+                    Some((_, n)) => *n += 1,
+                    None => self.skips.push((reason, 1)),
+                }
+            }
+            Verdict::Fixed => self.fixed.push(unit.short_label()),
+            _ => {}
+        }
+    }
+}
+
 /// The JSON report (`--format json`), as `spec/report.schema.json`
 /// describes it. [`super::JsonSink`] writes it as results come; `kpe-check
 /// merge` reads it back.
