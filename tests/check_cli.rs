@@ -899,20 +899,7 @@ fn the_report_is_the_same_whatever_the_number_of_jobs() {
     let one = run("1", &t.path);
     let four = run("4", &t.path);
     assert_eq!(one.status.code(), Some(2));
-    // The JSON of a run cut short by bad input is not one document to
-    // parse; blank out each unit's time, the only thing two runs differ in.
-    let timeless = |out: &[u8]| {
-        let text = String::from_utf8_lossy(out);
-        let mut kept = String::new();
-        let mut rest = text.as_ref();
-        while let Some(at) = rest.find("\"time\":") {
-            kept.push_str(&rest[..at + 7]);
-            rest = rest[at + 7..]
-                .trim_start_matches(|c: char| c.is_ascii_digit() || ".e-".contains(c));
-        }
-        kept.push_str(rest);
-        kept
-    };
+    let timeless = |out: &[u8]| timeless(&String::from_utf8_lossy(out));
     assert!(
         (timeless(&one.stdout), &one.stderr) == (timeless(&four.stdout), &four.stderr),
         "--jobs 4 stops differently"
@@ -945,6 +932,19 @@ fn sorted_keys(value: &Value) -> String {
 }
 
 /// What a JSON report says, without the input's name.
+/// The JSON of a run cut short by bad input is not one document to parse:
+/// each unit's time, the only thing two runs differ in, blanked out.
+fn timeless(text: &str) -> String {
+    let mut kept = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\"time\":") {
+        kept.push_str(&rest[..at + 7]);
+        rest = rest[at + 7..].trim_start_matches(|c: char| c.is_ascii_digit() || ".e-".contains(c));
+    }
+    kept.push_str(rest);
+    kept
+}
+
 fn verdicts(mut report: Value) -> String {
     let source = report["run"]["source"]
         .as_str()
@@ -984,6 +984,73 @@ fn sorted_keys_are_checked_as_written_in_order() {
     );
     let chase = sorted.find("\"id\":\"chase\"").expect("the chase game");
     assert!(sorted[chase..].find("\"plies\"") < sorted[chase..].find("\"start\""));
+}
+
+#[test]
+fn a_header_after_the_games_gives_the_same_report() {
+    // Issue 11: with `games` first (sorted keys), the games' places are
+    // noted while the header is looked for, and checked from those notes;
+    // bad JSON between games makes the reader scan them again instead.
+    let value: Value =
+        serde_json::from_slice(&std::fs::read(example("skip-origin.json")).unwrap()).unwrap();
+    let games: Vec<String> = (0..30)
+        .flat_map(|_| value["games"].as_array().unwrap().clone())
+        .map(|g| g.to_string())
+        .collect();
+    let first = |games: &str| format!("{{{HEADER}, \"games\": [{games}]}}");
+    let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
+    // The report, its source named `<source>` (each run has its file).
+    let run = |text: String, jobs: &str| {
+        let t = temp_file(text.as_bytes());
+        let out = kpe_check()
+            .arg(&t.path)
+            .args(["--format", "json", "--jobs", jobs])
+            .output()
+            .expect("kpe-check runs");
+        let source = t.path.display().to_string();
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&source, "<source>");
+        (
+            out.status.code(),
+            text(&out.stderr),
+            timeless(&text(&out.stdout)),
+        )
+    };
+    let all = games.join(",\n");
+    let (code, _, expected) = run(first(&all), "1");
+    assert_eq!(code, Some(1));
+    assert_eq!(expected.matches("\"kind\":\"game\"").count(), games.len());
+    for jobs in ["1", "2"] {
+        let (code, _, out) = run(last(&all), jobs);
+        assert_eq!(code, Some(1), "--jobs {jobs}");
+        assert_eq!(out, expected, "--jobs {jobs}");
+    }
+    // Bad input in a game: the games before it are reported, then the
+    // error with its place, as with the header first. Bad JSON between
+    // games is found while the header is looked for: the same error, but
+    // before any game is checked.
+    let bad_ply = format!(
+        "{},\n{{\"id\": \"bad\", \"plies\": [{{\"move\": \"S9\"}}]}},\n{}",
+        games[..40].join(",\n"),
+        games[40..].join(",\n")
+    );
+    let no_comma = format!("{}\n{}", games[..40].join(",\n"), games[40..].join(",\n"));
+    for (bad, needle, checked) in [
+        (bad_ply, "at games[40].plies[0].move", true),
+        (no_comma, "expected `,` or `]`", false),
+    ] {
+        let (code, stderr, expected) = run(first(&bad), "1");
+        assert_eq!(code, Some(2));
+        assert!(stderr.contains(needle), "{stderr}");
+        assert!(expected.contains("\"games[39]\""), "{expected}");
+        for jobs in ["1", "2"] {
+            let (code, err, out) = run(last(&bad), jobs);
+            assert_eq!(code, Some(2), "--jobs {jobs}: {err}");
+            assert_eq!(err, stderr, "--jobs {jobs}");
+            if checked {
+                assert_eq!(out, expected, "--jobs {jobs}");
+            }
+        }
+    }
 }
 
 #[test]

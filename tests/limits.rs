@@ -48,6 +48,10 @@ fn constants() -> BTreeMap<&'static str, u128> {
             kpe::check::MAX_TOKEN_BYTES as u128,
         ),
         (
+            "kpe::check::MAX_NOTED_GAMES",
+            kpe::check::MAX_NOTED_GAMES as u128,
+        ),
+        (
             "kpe::scenario::MAX_SUITE_FILE",
             u128::from(kpe::scenario::MAX_SUITE_FILE),
         ),

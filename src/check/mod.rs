@@ -42,6 +42,7 @@ mod input;
 mod merge;
 mod oracle;
 mod policy;
+mod quick;
 mod reader;
 mod reading;
 mod render;
@@ -58,8 +59,8 @@ pub use policy::{
     is_failure, normalize, stop_reason, stopped_reason,
 };
 pub use reader::{
-    CheckError, Options, TranscriptFile, check_transcript_file, check_transcript_file_with,
-    check_transcript_reader, file_kind, file_kind_of_reader, spool,
+    CheckError, MAX_NOTED_GAMES, Options, TranscriptFile, check_transcript_file,
+    check_transcript_file_with, check_transcript_reader, file_kind, file_kind_of_reader, spool,
 };
 pub use reading::Nearest;
 pub use reading::{Reading, Recheck, name_reading, reading_from, switch_summary};

@@ -28,7 +28,8 @@ use crate::profile::Profile;
 
 use super::diagnose::{Context, diagnose};
 use super::input::{FileKind, Guarded, InputError, InputErrorKind, guarded};
-use super::oracle::GameCheck;
+use super::oracle::{GameCheck, Mismatch};
+use super::quick;
 use super::reading::{Recheck, name_reading};
 use super::render::Sink;
 use super::report::{Divergence, Run, RunKind, Summary, UnitResult};
@@ -288,6 +289,8 @@ fn typed<T>() -> Typed<T> {
 pub(crate) struct SpanReader {
     file: File,
     buf: Vec<u8>,
+    /// The span whose bytes `buf` holds, if any.
+    loaded: Option<Span>,
     source: String,
 }
 
@@ -296,8 +299,39 @@ impl SpanReader {
         Ok(SpanReader {
             file: File::open(path).map_err(|e| InputError::read(source, e))?,
             buf: Vec::new(),
+            loaded: None,
             source: source.to_owned(),
         })
+    }
+
+    /// Reads `len` bytes from `start` into `out`.
+    fn read_range(&mut self, start: u64, len: u64, out: &mut Vec<u8>) -> Result<(), InputError> {
+        let read = |e| InputError::read(&self.source, e);
+        self.loaded = None;
+        self.file.seek(SeekFrom::Start(start)).map_err(read)?;
+        out.resize(len as usize, 0);
+        self.file
+            .read_exact(out)
+            .map_err(|e| InputError::read(&self.source, e))
+    }
+
+    /// The bytes of `span`, if it is short enough to be read whole.
+    fn load(&mut self, span: &Span) -> Result<Option<&[u8]>, InputError> {
+        if span.len > SLICE_MAX {
+            return Ok(None);
+        }
+        if self.loaded != Some(*span) {
+            self.loaded = None;
+            self.file
+                .seek(SeekFrom::Start(span.start))
+                .map_err(|e| InputError::read(&self.source, e))?;
+            self.buf.resize(span.len as usize, 0);
+            self.file
+                .read_exact(&mut self.buf)
+                .map_err(|e| InputError::read(&self.source, e))?;
+            self.loaded = Some(*span);
+        }
+        Ok(Some(&self.buf))
     }
 
     /// Runs `seed` over the value at `span`; an error names its place in
@@ -310,13 +344,7 @@ impl SpanReader {
         seed: &mut S,
         paths: bool,
     ) -> Result<S::Value, InputError> {
-        let read = |e| InputError::read(&self.source, e);
-        self.file.seek(SeekFrom::Start(span.start)).map_err(read)?;
-        let result = if span.len <= SLICE_MAX {
-            self.buf.resize(span.len as usize, 0);
-            self.file
-                .read_exact(&mut self.buf)
-                .map_err(|e| InputError::read(&self.source, e))?;
+        let result = if self.load(span)?.is_some() {
             // Valid UTF-8 checked once for the whole span (fast on ASCII)
             // spares serde_json a check per string; a span that is not
             // goes through the byte reader, which says where it breaks.
@@ -329,6 +357,9 @@ impl SpanReader {
                 ),
             }
         } else {
+            self.file
+                .seek(SeekFrom::Start(span.start))
+                .map_err(|e| InputError::read(&self.source, e))?;
             let reader = guarded((&self.file).take(span.len));
             run_on(
                 &mut serde_json::Deserializer::from_reader(reader),
@@ -436,8 +467,18 @@ enum TopState {
         index: usize,
         deferred: bool,
     },
+    /// The games were found while the header was still incomplete: they
+    /// are read from the spans noted then, `next` being the next one.
+    Noted {
+        next: usize,
+    },
     Done,
 }
+
+/// At most this many games' spans are noted while `games` is skipped to
+/// find a header field that follows it (16 MiB); a transcript with more
+/// is scanned a second time instead.
+pub const MAX_NOTED_GAMES: usize = 1 << 19;
 
 /// The top-level object of a transcript file, scanned once: header fields
 /// are read as they come; `games`, if some header field is still to come
@@ -454,8 +495,12 @@ struct Top {
     profile: Option<Profile>,
     /// Where `games` starts, when it came before some header field.
     games_at: Option<Mark>,
+    /// Where each game lies, noted while `games` was skipped.
+    noted: Option<Vec<Span>>,
     games_seen: bool,
     state: TopState,
+    /// Bad input found while filling a batch, reported after it.
+    late_error: Option<InputError>,
 }
 
 const FILE_START: Mark = Mark {
@@ -480,8 +525,10 @@ impl Top {
             engine: None,
             profile: None,
             games_at: None,
+            noted: None,
             games_seen: false,
             state: TopState::Members,
+            late_error: None,
         })
     }
 
@@ -499,15 +546,6 @@ impl Top {
         match e {
             ScanError::Io(e) => InputError::from_io(&self.source, e),
             ScanError::Syntax { at, message } => self.at(path, at, message),
-            ScanError::Invalid(span) => {
-                match self
-                    .values
-                    .parse(&span, path, &mut typed::<IgnoredAny>(), true)
-                {
-                    Err(e) => e,
-                    Ok(_) => self.at(path, self.scan.mark(), "mismatched bracket"),
-                }
-            }
         }
     }
 
@@ -575,19 +613,90 @@ impl Top {
                 let Some(at) = self.games_at else {
                     unreachable!("finish() refuses a transcript without games")
                 };
-                // Back to `games`, now that the header is known.
-                let mut file =
-                    File::open(&self.path).map_err(|e| InputError::read(&self.source, e))?;
-                file.seek(SeekFrom::Start(at.offset))
-                    .map_err(|e| self.io(e))?;
-                self.scan = Scanner::new(file, at);
-                self.open_games(true)?;
+                if self.noted.is_some() {
+                    self.state = TopState::Noted { next: 0 };
+                } else {
+                    // Back to `games`, now that the header is known.
+                    self.rescan_from(at)?;
+                    self.open_games(true)?;
+                }
             }
         }
         Ok(Header {
             engine: self.engine.clone().expect("the header is complete"),
             profile: self.profile.unwrap_or_default(),
         })
+    }
+
+    /// Scans on from `at` (a place already scanned once).
+    fn rescan_from(&mut self, at: Mark) -> Result<(), InputError> {
+        let mut file = File::open(&self.path).map_err(|e| InputError::read(&self.source, e))?;
+        file.seek(SeekFrom::Start(at.offset))
+            .map_err(|e| self.io(e))?;
+        self.scan = Scanner::new(file, at);
+        Ok(())
+    }
+
+    /// Skips the value of `games` while some header field is still to
+    /// come, noting where each game lies so that checking them needs no
+    /// second scan. Anything out of the ordinary (not an array, bad JSON
+    /// between games, too many games) drops the notes: the value is then
+    /// skipped whole, and scanned again once the header is known, as bad
+    /// input must be reported after the games before it.
+    fn skip_games(&mut self) -> Result<(), InputError> {
+        let at = self.scan.mark();
+        match self.note_games() {
+            Ok(Some(spans)) => {
+                self.noted = Some(spans);
+                return Ok(());
+            }
+            Ok(None) => {}
+            Err(e) => return Err(self.io(e)),
+        }
+        self.rescan_from(at)?;
+        self.scan
+            .value()
+            .map_err(|e| self.scan_error("games", e))
+            .map(|_| ())
+    }
+
+    /// The spans of the games, if `games` is a well-formed array of at most
+    /// [`MAX_NOTED_GAMES`] values.
+    fn note_games(&mut self) -> io::Result<Option<Vec<Span>>> {
+        if self.scan.peek()? != Some(b'[') {
+            return Ok(None);
+        }
+        self.scan.bump();
+        let mut spans = Vec::new();
+        loop {
+            let mut next = self.scan.skip_ws()?;
+            if !spans.is_empty() {
+                match next {
+                    Some(b',') => {
+                        self.scan.bump();
+                        next = self.scan.skip_ws()?;
+                        if next == Some(b']') {
+                            return Ok(None);
+                        }
+                    }
+                    Some(b']') => {}
+                    _ => return Ok(None),
+                }
+            }
+            match next {
+                Some(b']') => {
+                    self.scan.bump();
+                    return Ok(Some(spans));
+                }
+                Some(b',' | b'}' | b':') | None => return Ok(None),
+                Some(_) if spans.len() == MAX_NOTED_GAMES => return Ok(None),
+                Some(_) => match self.scan.value() {
+                    Ok(span) => spans.push(span),
+                    Err(ScanError::Io(e)) => return Err(e),
+                    Err(_) => return Ok(None),
+                },
+            }
+        }
     }
 
     /// At the value of `games`: checks it is an array and enters it.
@@ -669,7 +778,7 @@ impl Top {
                 }
                 // Some header field may follow: find it first.
                 self.games_at = Some(self.scan.mark());
-                self.scan.value().map_err(|e| self.scan_error(name, e))?;
+                self.skip_games()?;
                 after_value = true;
                 continue;
             }
@@ -722,7 +831,7 @@ impl Top {
 
     /// The next game's index and span; `None` once every game has been
     /// found and the rest of the file read.
-    fn next_game(&mut self) -> Result<Option<(usize, Span)>, InputError> {
+    fn next_game(&mut self, out: &mut Vec<u8>) -> Result<Option<(usize, Span, Kept)>, InputError> {
         let TopState::Games { index, deferred } = self.state else {
             return Ok(None);
         };
@@ -757,15 +866,106 @@ impl Top {
                 Ok(None)
             }
             Some(_) => {
-                let path = format!("games[{index}]");
-                let span = self.scan.value().map_err(|e| self.scan_error(&path, e))?;
+                let from = out.len();
+                let (span, kept) = match self.scan.value_into(out, SLICE_MAX as usize) {
+                    Ok(found) => found,
+                    Err(e) => return Err(self.scan_error(&format!("games[{index}]"), e)),
+                };
                 self.state = TopState::Games {
                     index: index + 1,
                     deferred,
                 };
-                Ok(Some((index, span)))
+                Ok(Some((index, span, kept.then_some(from..out.len()))))
             }
         }
+    }
+}
+
+/// Where a game's bytes were kept, if they were.
+type Kept = Option<std::ops::Range<usize>>;
+
+impl Top {
+    /// The next games, with their bytes, as one batch numbered `seq`;
+    /// `None` once every game has been found. Bad input after some games
+    /// of a batch is reported at the next call, once they are checked.
+    fn next_batch(&mut self, seq: usize) -> Result<Option<Batch>, InputError> {
+        if let Some(e) = self.late_error.take() {
+            return Err(e);
+        }
+        if let TopState::Noted { next } = self.state {
+            return self.noted_batch(seq, next);
+        }
+        let mut batch = Batch {
+            seq,
+            first: 0,
+            bytes: Vec::new(),
+            games: Vec::new(),
+        };
+        while batch.games.len() < BATCH_GAMES && batch.bytes.len() < BATCH_BYTES {
+            match self.next_game(&mut batch.bytes) {
+                Ok(Some((index, span, kept))) => {
+                    if batch.games.is_empty() {
+                        batch.first = index;
+                    }
+                    batch.games.push((span, kept));
+                }
+                Ok(None) => break,
+                Err(e) if batch.games.is_empty() => return Err(e),
+                Err(e) => {
+                    self.late_error = Some(e);
+                    break;
+                }
+            }
+        }
+        Ok((!batch.games.is_empty()).then_some(batch))
+    }
+}
+
+impl Top {
+    /// The next batch of noted games, their bytes read in one piece.
+    fn noted_batch(&mut self, seq: usize, next: usize) -> Result<Option<Batch>, InputError> {
+        let spans = self.noted.as_deref().unwrap_or_default();
+        let Some(first) = spans.get(next) else {
+            self.state = TopState::Done;
+            self.noted = None;
+            return Ok(None);
+        };
+        let mut batch = Batch {
+            seq,
+            first: next,
+            bytes: Vec::new(),
+            games: Vec::new(),
+        };
+        if first.len > SLICE_MAX {
+            // Read as it is checked.
+            batch.games.push((*first, None));
+        } else {
+            let mut end = next;
+            while end < spans.len()
+                && end - next < BATCH_GAMES
+                && spans[end].len <= SLICE_MAX
+                && (end == next
+                    || spans[end].start + spans[end].len - first.start <= BATCH_BYTES as u64)
+            {
+                end += 1;
+            }
+            let last = spans[end - 1];
+            self.values.read_range(
+                first.start,
+                last.start + last.len - first.start,
+                &mut batch.bytes,
+            )?;
+            for span in &spans[next..end] {
+                let from = (span.start - first.start) as usize;
+                batch
+                    .games
+                    .push((*span, Some(from..from + span.len as usize)));
+            }
+        }
+        self.state = TopState::Noted {
+            next: next + batch.games.len(),
+        };
+        Ok(Some(batch))
     }
 }
 
@@ -823,7 +1023,7 @@ pub(crate) trait GameHandler {
 }
 
 /// A handler that only reads.
-struct NoGame;
+pub(crate) struct NoGame;
 
 impl GameHandler for NoGame {
     fn begin(&mut self, _: &str, _: Position) {}
@@ -833,7 +1033,7 @@ impl GameHandler for NoGame {
 }
 
 /// Which reading of a game's span.
-enum Pass {
+pub(crate) enum Pass {
     /// The first: plies are checked at once if `id` came before them
     /// (and `start` too, or never).
     First,
@@ -842,12 +1042,13 @@ enum Pass {
 }
 
 /// What the first reading found.
-struct GameRead {
-    id: String,
-    start: Position,
+#[derive(Debug)]
+pub(crate) struct GameRead {
+    pub(crate) id: String,
+    pub(crate) start: Position,
     /// The plies still need checking (they came before `id`, or before
     /// `start`, and were skipped or checked from the wrong start).
-    again: bool,
+    pub(crate) again: bool,
 }
 
 struct GameRun<'h, H> {
@@ -988,10 +1189,21 @@ impl<'de> DeserializeSeed<'de> for PlySeed {
 /// by reading the game once more, with paths noted.
 fn run_game<H: GameHandler>(
     reader: &mut SpanReader,
-    span: &Span,
-    index: usize,
+    game: &GameAt<'_>,
     handler: &mut H,
 ) -> Result<(), InputError> {
+    let (span, index) = (&game.span, game.index);
+    // The plain shape, read fast; anything else (or bad input) is read
+    // by serde below, which says what is wrong and where.
+    let done = match game.bytes {
+        Some(bytes) => quick_game(bytes, handler),
+        None => reader
+            .load(span)?
+            .is_some_and(|bytes| quick_game(bytes, handler)),
+    };
+    if done {
+        return Ok(());
+    }
     let prefix = format!("games[{index}]");
     let traced = |reader: &mut SpanReader, first: InputError| -> InputError {
         let mut run = GameRun {
@@ -1024,6 +1236,73 @@ fn run_game<H: GameHandler>(
     Ok(())
 }
 
+/// Reads the game in `bytes` with serde alone, as [`run_game`] does when
+/// the quick reader is unsure (for tests comparing the two).
+#[cfg(test)]
+pub(crate) fn serde_game<H: GameHandler>(
+    bytes: &[u8],
+    pass: Pass,
+    handler: &mut H,
+) -> Result<Option<GameRead>, serde_json::Error> {
+    let mut run = GameRun { handler, pass };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let read = run.run(&mut de)?;
+    de.end()?;
+    Ok(read)
+}
+
+/// Reads a game of the plain shape with [`quick`]; false if it is not.
+fn quick_game<H: GameHandler>(bytes: &[u8], handler: &mut H) -> bool {
+    let Ok(Some(read)) = quick::game(bytes, &Pass::First, handler) else {
+        return false;
+    };
+    if !read.again {
+        return true;
+    }
+    let second = Pass::Second {
+        id: read.id,
+        start: read.start,
+    };
+    quick::game(bytes, &second, handler).is_ok()
+}
+
+/// A game to check: its index, where it lies, and its bytes when the scan
+/// kept them (else they are read from the file).
+pub(crate) struct GameAt<'a> {
+    index: usize,
+    span: Span,
+    bytes: Option<&'a [u8]>,
+}
+
+/// Consecutive games, handed to a thread at once with their bytes: one
+/// hand-off per batch, not per game, and no second reading of the file.
+struct Batch {
+    /// Its place among the batches.
+    seq: usize,
+    /// The index of its first game.
+    first: usize,
+    bytes: Vec<u8>,
+    /// Each game's span and, when kept, where its bytes are in `bytes`.
+    games: Vec<(Span, Option<std::ops::Range<usize>>)>,
+}
+
+/// A batch takes games until it holds this many bytes or games.
+const BATCH_BYTES: usize = 256 * 1024;
+const BATCH_GAMES: usize = 512;
+
+impl Batch {
+    fn games(&self) -> impl Iterator<Item = GameAt<'_>> {
+        self.games
+            .iter()
+            .enumerate()
+            .map(|(k, (span, range))| GameAt {
+                index: self.first + k,
+                span: *span,
+                bytes: range.clone().map(|r| &self.bytes[r]),
+            })
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Running the games, in one thread or many
 // ---------------------------------------------------------------------------
@@ -1046,12 +1325,7 @@ impl Worker {
 /// What is checked in each game, on any thread.
 trait Mode: Sync {
     type Outcome: Send;
-    fn game(
-        &self,
-        worker: &mut Worker,
-        index: usize,
-        span: &Span,
-    ) -> Result<Self::Outcome, InputError>;
+    fn game(&self, worker: &mut Worker, game: &GameAt<'_>) -> Result<Self::Outcome, InputError>;
 }
 
 /// What is done with the header and the games' outcomes, in file order,
@@ -1085,6 +1359,9 @@ impl Abort {
 
 /// Reads the transcript at `path`, checking its games with `jobs` threads
 /// and giving the outcomes to `consumer` in the file's order.
+///
+/// The calling thread scans the file for the games and hands them out in
+/// batches, with their bytes; with one job it checks them itself.
 fn drive<C: Consumer>(
     path: &Path,
     source: &str,
@@ -1099,10 +1376,14 @@ fn drive<C: Consumer>(
     };
     if jobs <= 1 {
         let mut worker = Worker::open(path, source)?;
-        while let Some((index, span)) = top.next_game()? {
-            let outcome = mode.game(&mut worker, index, &span)?;
-            if let Err(abort) = consumer.game(&mode, outcome) {
-                return abort.into_result();
+        let mut seq = 0;
+        while let Some(batch) = top.next_batch(seq)? {
+            seq += 1;
+            for game in batch.games() {
+                let outcome = mode.game(&mut worker, &game)?;
+                if let Err(abort) = consumer.game(&mode, outcome) {
+                    return abort.into_result();
+                }
             }
         }
         return Ok(());
@@ -1111,7 +1392,8 @@ fn drive<C: Consumer>(
         .map(|_| Worker::open(path, source))
         .collect::<Result<Vec<_>, _>>()?;
     let mode = &mode;
-    let (job_tx, job_rx) = mpsc::sync_channel::<(usize, Span)>(jobs);
+    type Outcomes<M> = Vec<Result<<M as Mode>::Outcome, InputError>>;
+    let (job_tx, job_rx) = mpsc::sync_channel::<Batch>(jobs);
     let job_rx = Mutex::new(job_rx);
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -1121,39 +1403,48 @@ fn drive<C: Consumer>(
             s.spawn(move || {
                 loop {
                     let job = job_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((index, span))) = job else { break };
+                    let Ok(Ok(batch)) = job else { break };
                     if stop.load(Ordering::Relaxed) {
                         continue;
                     }
                     // A panic (a bug) goes to the calling thread, which
-                    // would otherwise wait for this game for ever.
-                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        mode.game(&mut worker, index, &span)
+                    // would otherwise wait for this batch for ever.
+                    let outcomes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut outcomes: Outcomes<C::Mode> = Vec::new();
+                        for game in batch.games() {
+                            let outcome = mode.game(&mut worker, &game);
+                            let bad = outcome.is_err();
+                            outcomes.push(outcome);
+                            if bad || stop.load(Ordering::Relaxed) {
+                                break;
+                            }
+                        }
+                        outcomes
                     }));
-                    if outcome.is_err() {
+                    if outcomes.is_err() {
                         // Skip the rest, so the job channel never fills.
                         stop.store(true, Ordering::Relaxed);
                     }
-                    if result_tx.send((index, outcome)).is_err() {
+                    if result_tx.send((batch.seq, outcomes)).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(result_tx);
-        // Games handed out at most this far ahead of the one reported
-        // next: memory stays a few games per thread.
-        let window = jobs * 4;
+        // Batches handed out at most this far ahead of the one reported
+        // next: memory stays a few batches per thread.
+        let window = jobs * 3;
         let (mut sent, mut next) = (0, 0);
         let mut scanned = false;
         let mut scan_error = None;
         let mut waiting = BTreeMap::new();
         let result = 'run: loop {
             while !scanned && sent < next + window {
-                match top.next_game() {
-                    Ok(Some(job)) => {
+                match top.next_batch(sent) {
+                    Ok(Some(batch)) => {
                         job_tx
-                            .send(job)
+                            .send(batch)
                             .expect("the workers run until the jobs end");
                         sent += 1;
                     }
@@ -1167,19 +1458,21 @@ fn drive<C: Consumer>(
             if next == sent {
                 break scan_error.map_or(Ok(()), |e| Err(CheckError::Input(e)));
             }
-            let (index, outcome) = result_rx
+            let (seq, outcomes) = result_rx
                 .recv()
-                .expect("a worker answers every game it takes");
-            let outcome = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            waiting.insert(index, outcome);
-            while let Some(outcome) = waiting.remove(&next) {
+                .expect("a worker answers every batch it takes");
+            let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            waiting.insert(seq, outcomes);
+            while let Some(outcomes) = waiting.remove(&next) {
                 next += 1;
-                let outcome = match outcome {
-                    Ok(outcome) => outcome,
-                    Err(e) => break 'run Err(CheckError::Input(e)),
-                };
-                if let Err(abort) = consumer.game(mode, outcome) {
-                    break 'run abort.into_result();
+                for outcome in outcomes {
+                    let outcome = match outcome {
+                        Ok(outcome) => outcome,
+                        Err(e) => break 'run Err(CheckError::Input(e)),
+                    };
+                    if let Err(abort) = consumer.game(mode, outcome) {
+                        break 'run abort.into_result();
+                    }
                 }
             }
         };
@@ -1205,8 +1498,24 @@ struct MainGame<'a> {
     id: String,
     check: GameCheck,
     plies: u64,
-    divergence: Option<Divergence>,
+    /// The first claim the rules refute, with what differs: diagnosed
+    /// once the game's reading is over (a first reading from the wrong
+    /// start, when `start` comes after `plies`, is not worth a diagnosis).
+    refuted: Option<(Ply, Mismatch)>,
     rules: RuleSet,
+}
+
+impl MainGame<'_> {
+    fn divergence(&self) -> Option<Divergence> {
+        let (ply, mismatch) = self.refuted.as_ref()?;
+        let ctx = Context {
+            source: &self.mode.source,
+            engine: Some(&self.mode.engine),
+            unit: &self.id,
+            ply: self.plies,
+        };
+        Some(diagnose(&self.check, ply, *mismatch, &ctx))
+    }
 }
 
 impl GameHandler for MainGame<'_> {
@@ -1214,7 +1523,7 @@ impl GameHandler for MainGame<'_> {
         self.id = id.to_owned();
         self.check = GameCheck::new(start, self.mode.profile);
         self.plies = 0;
-        self.divergence = None;
+        self.refuted = None;
         self.rules = RuleSet::new();
     }
 
@@ -1226,13 +1535,7 @@ impl GameHandler for MainGame<'_> {
                 true
             }
             Err(mismatch) => {
-                let ctx = Context {
-                    source: &self.mode.source,
-                    engine: Some(&self.mode.engine),
-                    unit: &self.id,
-                    ply: self.plies,
-                };
-                self.divergence = Some(diagnose(&self.check, ply, mismatch, &ctx));
+                self.refuted = Some((ply.clone(), mismatch));
                 false
             }
         }
@@ -1245,22 +1548,22 @@ impl Mode for MainMode {
     fn game(
         &self,
         worker: &mut Worker,
-        index: usize,
-        span: &Span,
+        at: &GameAt<'_>,
     ) -> Result<(UnitResult, RuleSet), InputError> {
+        let index = at.index;
         let mut game = MainGame {
             mode: self,
             memo: &mut worker.memo,
             id: String::new(),
             check: GameCheck::new(Position::initial(), self.profile),
             plies: 0,
-            divergence: None,
+            refuted: None,
             rules: RuleSet::new(),
         };
         let started = std::time::Instant::now();
-        run_game(&mut worker.reader, span, index, &mut game)?;
+        run_game(&mut worker.reader, at, &mut game)?;
         let location = Some(format!("games[{index}]"));
-        let mut unit = match game.divergence {
+        let mut unit = match game.divergence() {
             None => UnitResult::conforming("game", game.id, location, game.plies),
             Some(d) => UnitResult::diverging("game", game.id, location, game.plies, d),
         };
@@ -1491,12 +1794,7 @@ impl GameHandler for ReadingGame<'_> {
 impl Mode for ReadingMode {
     type Outcome = Vec<bool>;
 
-    fn game(
-        &self,
-        worker: &mut Worker,
-        index: usize,
-        span: &Span,
-    ) -> Result<Vec<bool>, InputError> {
+    fn game(&self, worker: &mut Worker, at: &GameAt<'_>) -> Result<Vec<bool>, InputError> {
         let mut game = ReadingGame {
             profiles: &self.profiles,
             alive: self
@@ -1507,7 +1805,7 @@ impl Mode for ReadingMode {
             ok: vec![true; self.profiles.len()],
             games: Vec::new(),
         };
-        run_game(&mut worker.reader, span, index, &mut game)?;
+        run_game(&mut worker.reader, at, &mut game)?;
         Ok(game.ok)
     }
 }

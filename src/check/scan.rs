@@ -53,9 +53,6 @@ pub(crate) struct Mark {
 pub(crate) enum ScanError {
     /// Reading failed (or the token guard refused a token).
     Io(io::Error),
-    /// The value at this span (up to its first wrong bracket) is
-    /// malformed: the JSON parser, run over it, says how and where.
-    Invalid(Span),
     /// The JSON between values is malformed.
     Syntax {
         /// Where.
@@ -71,6 +68,16 @@ impl From<io::Error> for ScanError {
     }
 }
 
+/// A value's bytes being kept as it is scanned.
+struct Recording {
+    out: Vec<u8>,
+    /// How many more bytes it may take.
+    room: usize,
+    /// It had more: the bytes are dropped (the value is read again from
+    /// the file).
+    over: bool,
+}
+
 /// A buffered byte reader that knows its offset, line and column.
 pub(crate) struct Scanner<R> {
     inner: R,
@@ -78,6 +85,9 @@ pub(crate) struct Scanner<R> {
     pos: usize,
     len: usize,
     at: Mark,
+    /// Where the bytes consumed go while a value is recorded
+    /// ([`Self::value_into`]).
+    record: Option<Recording>,
 }
 
 const BUF: usize = 64 * 1024;
@@ -91,7 +101,45 @@ impl<R: Read> Scanner<R> {
             pos: 0,
             len: 0,
             at,
+            record: None,
         }
+    }
+
+    /// Hands the next `n` buffered bytes to the recording, if one is on.
+    fn keep(&mut self, n: usize) {
+        if let Some(r) = &mut self.record
+            && !r.over
+        {
+            if r.room >= n {
+                r.out.extend_from_slice(&self.buf[self.pos..self.pos + n]);
+                r.room -= n;
+            } else {
+                r.over = true;
+            }
+        }
+    }
+
+    /// [`Self::value`], appending the value's bytes to `out` if there are
+    /// at most `limit` of them. Returns the span and whether `out` got
+    /// them (else `out` is as it was).
+    pub(crate) fn value_into(
+        &mut self,
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<(Span, bool), ScanError> {
+        let mark = out.len();
+        self.record = Some(Recording {
+            out: std::mem::take(out),
+            room: limit,
+            over: false,
+        });
+        let span = self.value();
+        let r = self.record.take().expect("the recording just made");
+        *out = r.out;
+        if r.over || span.is_err() {
+            out.truncate(mark);
+        }
+        Ok((span?, !r.over))
     }
 
     /// Where the next byte is.
@@ -133,6 +181,7 @@ impl<R: Read> Scanner<R> {
 
     /// Consumes the byte [`Self::peek`] returned.
     pub(crate) fn bump(&mut self) {
+        self.keep(1);
         let b = self.buf[self.pos];
         self.pos += 1;
         self.at.offset += 1;
@@ -159,6 +208,7 @@ impl<R: Read> Scanner<R> {
     /// Consumes bytes `buf[pos..pos + n]`, none of them a newline unless
     /// `newlines`.
     fn consume(&mut self, n: usize) {
+        self.keep(n);
         let bytes = &self.buf[self.pos..self.pos + n];
         match memchr::memrchr(b'\n', bytes) {
             None => self.at.column += n as u64,
@@ -235,16 +285,7 @@ impl<R: Read> Scanner<R> {
                 let mut sink = Vec::new();
                 self.string_into(&mut sink, 0)?;
             }
-            b'{' | b'[' => {
-                if !self.compound()? {
-                    return Err(ScanError::Invalid(Span {
-                        start: start.offset,
-                        len: self.at.offset - start.offset,
-                        line: start.line,
-                        column: start.column,
-                    }));
-                }
-            }
+            b'{' | b'[' => self.compound()?,
             b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
                 // A scalar: up to the next delimiter.
                 while let Some(b) = self.peek()? {
@@ -264,40 +305,30 @@ impl<R: Read> Scanner<R> {
         })
     }
 
-    /// Skips an object or array, at its opening bracket; returns false,
-    /// just past it, at a closing bracket that does not match.
-    fn compound(&mut self) -> io::Result<bool> {
-        // The closing brackets expected, innermost last.
-        let mut open: Vec<u8> = Vec::new();
-        let mut in_string = false;
-        let mut escaped = false;
+    /// Skips an object or array, at its opening bracket, to the bracket
+    /// that brings the nesting back to zero. Which bracket closes which is
+    /// left to the parser of the span: in well-formed JSON the span is
+    /// exactly the value, and in any other the parser, reading from the
+    /// span's start, meets the first fault before the span ends.
+    fn compound(&mut self) -> io::Result<()> {
+        let mut depth: u64 = 0;
+        // Within a string, and just after a backslash in it.
+        let (mut in_string, mut escaped) = (false, false);
         while self.fill()? {
             let rest = &self.buf[self.pos..self.len];
             let mut i = 0;
-            let mut newline = None;
-            let mut lines = 0;
-            let mut done = None;
+            let mut end = false;
             while i < rest.len() {
                 if in_string {
-                    // On to the next quote or backslash. A raw newline
-                    // in a string is not counted: it is malformed JSON,
-                    // which the parser of this value reports first.
                     if escaped {
                         escaped = false;
                         i += 1;
                         continue;
                     }
-                    // Strings in a transcript are short: a plain loop beats
-                    // a call to memchr here.
-                    while i < rest.len() && rest[i] != b'"' && rest[i] != b'\\' {
-                        i += 1;
-                    }
+                    i = quote_or_backslash(rest, i);
                     if i < rest.len() {
-                        if rest[i] == b'"' {
-                            in_string = false;
-                        } else {
-                            escaped = true;
-                        }
+                        in_string = rest[i] != b'"';
+                        escaped = in_string;
                         i += 1;
                     }
                     continue;
@@ -306,39 +337,63 @@ impl<R: Read> Scanner<R> {
                 i += 1;
                 match b {
                     b'"' => in_string = true,
-                    b'\n' => {
-                        lines += 1;
-                        newline = Some(i - 1);
-                    }
-                    b'{' => open.push(b'}'),
-                    b'[' => open.push(b']'),
+                    b'{' | b'[' => depth += 1,
                     b'}' | b']' => {
-                        let matches = open.pop() == Some(b);
-                        if !matches || open.is_empty() {
-                            done = Some(matches);
+                        depth -= 1;
+                        if depth == 0 {
+                            end = true;
                             break;
                         }
                     }
                     _ => {}
                 }
             }
-            // Move the mark past `rest[..i]`.
-            match newline {
-                None => self.at.column += i as u64,
-                Some(last) => {
-                    self.at.line += lines;
-                    self.at.column = (i - last) as u64;
-                }
-            }
-            self.pos += i;
-            self.at.offset += i as u64;
-            if let Some(matches) = done {
-                return Ok(matches);
+            self.consume(i);
+            if end {
+                return Ok(());
             }
         }
         // Unterminated: the parser of the value says so, where.
-        Ok(true)
+        Ok(())
     }
+}
+
+/// The index of the first quote or backslash in `bytes` from `i` on, or
+/// the length of `bytes`. Eight bytes at a time: strings in a transcript
+/// are a few bytes to a few dozen, too short for memchr to pay.
+fn quote_or_backslash(bytes: &[u8], i: usize) -> usize {
+    first_special::<false>(bytes, i)
+}
+
+/// The index of the first quote, backslash or (if `CONTROL`) control
+/// character in `bytes` from `i` on, or the length of `bytes`.
+#[inline]
+pub(crate) fn first_special<const CONTROL: bool>(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte of `word` equal to `b` (or below 0x20),
+    // and maybe of bytes above such a byte: the lowest bit set is exact.
+    let equal = |word: u64, b: u8| {
+        let x = word ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    let below_space = |word: u64| word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    let special = |b: u8| b == b'"' || b == b'\\' || (CONTROL && b < 0x20);
+    while let Some(word) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let mut found = equal(word, b'"') | equal(word, b'\\');
+        if CONTROL {
+            found |= below_space(word);
+        }
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && !special(bytes[i]) {
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]
@@ -382,13 +437,51 @@ mod tests {
     }
 
     #[test]
-    fn a_wrong_closing_bracket_ends_the_span_there() {
-        let text = b"[{\"a\": [1}, 2]";
+    fn brackets_count_as_nesting_whatever_their_kind() {
+        // Which bracket closes which is for the parser of the span: it
+        // meets `}` where `]` should be before the span ends.
+        let text = b"[{\"a\": [1}, 2]] , 3";
         let mut s = Scanner::new(&text[..], start());
-        let Err(ScanError::Invalid(span)) = s.value() else {
-            panic!("`[1}}` does not close")
-        };
-        assert_eq!((span.start, span.len), (0, 10));
+        let span = s.value().unwrap();
+        assert_eq!((span.start, span.len), (0, 15));
+        let unterminated = b"{\"a\": [1, \"]\"";
+        let mut s = Scanner::new(&unterminated[..], start());
+        let span = s.value().unwrap();
+        assert_eq!(span.len, unterminated.len() as u64);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn quote_or_backslash_finds_the_first(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(vec![b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x7f, 0xff, 0xa0, 0x22 ^ 0x80, 0x5c + 1, 0x21]),
+                0..40,
+            ),
+            from in 0usize..40,
+        ) {
+            let from = from.min(bytes.len());
+            let first = |control: bool| bytes[from..]
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || (control && b < 0x20))
+                .map_or(bytes.len(), |k| from + k);
+            proptest::prop_assert_eq!(quote_or_backslash(&bytes, from), first(false));
+            proptest::prop_assert_eq!(first_special::<true>(&bytes, from), first(true));
+        }
+    }
+
+    #[test]
+    fn a_recorded_value_keeps_its_bytes_unless_too_long() {
+        let text = b"{\"k\": [1, 2]}, [3]";
+        let mut s = Scanner::new(&text[..], start());
+        let mut out = b"before".to_vec();
+        let (span, kept) = s.value_into(&mut out, 64).unwrap();
+        assert!(kept);
+        assert_eq!(&out[6..], &text[..span.len as usize]);
+        s.bump();
+        s.skip_ws().unwrap();
+        let (_, kept) = s.value_into(&mut out, 2).unwrap();
+        assert!(!kept);
+        assert_eq!(&out[6..], b"{\"k\": [1, 2]}");
     }
 
     #[test]

@@ -301,6 +301,14 @@ impl schemars::JsonSchema for Notation {
     }
 }
 
+/// The canonical notation, read without allocating; `None` for anything
+/// else.
+pub(crate) fn fast_notation(text: &[u8]) -> Option<Notation> {
+    fast::notation(text)
+}
+
+pub(crate) use fast::MAX_LISTED;
+
 /// Reading plies without allocating: a million plies a second is the aim.
 mod fast {
     use std::fmt;
@@ -315,56 +323,74 @@ mod fast {
     /// The canonical notation, read without allocating; `None` for
     /// anything else, which the library's reader then explains.
     pub(super) fn notation(text: &[u8]) -> Option<Notation> {
+        const AFTER_PIT: [u8; PITS] = [b',', b',', b',', b'/', b',', b',', b',', b' '];
         let mut at = 0;
-        let number = |at: &mut usize| -> Option<u32> {
-            let start = *at;
-            while *at < text.len() && text[*at].is_ascii_digit() && *at - start < 4 {
-                *at += 1;
-            }
-            let digits = &text[start..*at];
-            if digits.is_empty() || digits.len() > 3 || (digits.len() > 1 && digits[0] == b'0') {
-                return None;
-            }
-            Some(digits.iter().fold(0, |n, &d| n * 10 + u32::from(d - b'0')))
-        };
-        let literal =
-            |at: &mut usize, c: u8| -> Option<()> { (text.get(*at) == Some(&c)).then(|| *at += 1) };
-        let mut pits = [0; 8];
-        for (k, pit) in pits.iter_mut().enumerate() {
-            *pit = number(&mut at)?;
-            literal(&mut at, [b',', b',', b',', b'/', b',', b',', b',', b' '][k])?;
+        let mut pits = [0; PITS];
+        for (pit, sep) in pits.iter_mut().zip(AFTER_PIT) {
+            (*pit, at) = number(text, at)?;
+            at = literal(text, at, sep)?;
         }
         let to_move = match text.get(at)? {
             b'S' => Player::South,
             b'N' => Player::North,
             _ => return None,
         };
-        at += 1;
-        literal(&mut at, b' ')?;
-        let south = number(&mut at)?;
-        literal(&mut at, b'/')?;
-        let north = number(&mut at)?;
-        literal(&mut at, b' ')?;
-        let mut used = [[false; 4]; 2];
-        for (p, row) in used.iter_mut().enumerate() {
-            if p == 1 {
-                literal(&mut at, b'/')?;
-            }
-            for (k, slot) in row.iter_mut().enumerate() {
-                *slot = match *text.get(at)? {
+        at = literal(text, at + 1, b' ')?;
+        let (south, at) = number(text, at)?;
+        let at = literal(text, at, b'/')?;
+        let (north, at) = number(text, at)?;
+        let at = literal(text, at, b' ')?;
+        // `1234/1234` with `-` for each pit not used yet.
+        let used = text.get(at..)?;
+        if used.len() != 9 || used[4] != b'/' {
+            return None;
+        }
+        let mut rows = [[false; 4]; 2];
+        for (row, marks) in rows.iter_mut().zip([&used[..4], &used[5..]]) {
+            for ((slot, &mark), digit) in row.iter_mut().zip(marks).zip(b'1'..) {
+                *slot = match mark {
                     b'-' => false,
-                    c if c == b'1' + k as u8 => true,
+                    c if c == digit => true,
                     _ => return None,
                 };
-                at += 1;
             }
         }
-        (at == text.len()).then_some(Notation {
+        Some(Notation {
             pits,
             captured: [south, north],
             to_move,
-            used,
+            used: rows,
         })
+    }
+
+    /// A number of one to three digits, without a leading zero, at `at`;
+    /// and where it ends.
+    fn number(text: &[u8], at: usize) -> Option<(u32, usize)> {
+        let digit = |k: usize| {
+            text.get(at + k)
+                .map(|b| b.wrapping_sub(b'0'))
+                .filter(|&d| d <= 9)
+                .map(u32::from)
+        };
+        let first = digit(0)?;
+        let Some(second) = digit(1) else {
+            return Some((first, at + 1));
+        };
+        if first == 0 {
+            return None;
+        }
+        let Some(third) = digit(2) else {
+            return Some((first * 10 + second, at + 2));
+        };
+        if digit(3).is_some() {
+            return None;
+        }
+        Some((first * 100 + second * 10 + third, at + 3))
+    }
+
+    /// Just past the byte `c` at `at`.
+    fn literal(text: &[u8], at: usize, c: u8) -> Option<usize> {
+        (text.get(at) == Some(&c)).then_some(at + 1)
     }
 
     /// A pit name, read from the parser's buffer.

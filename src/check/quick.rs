@@ -1,0 +1,619 @@
+//! Reading a game fast when it has the plain shape nearly every transcript
+//! has: strings without escapes, numbers that are small integers, only the
+//! fields the format defines, each once. Such a game is read here straight
+//! from its bytes, with no allocation per ply; anything else (an escape, a
+//! `null`, a duplicate or unknown field, a syntax error) makes this reader
+//! give up, and the game is read again by serde, whose answer (a value or
+//! an error with its place) is the one that counts.
+//!
+//! What this reader accepts it reads exactly as serde would: every value it
+//! returns is the value serde gives for the same bytes. The
+//! `quick_agrees_with_serde` property test checks that on mutated plies.
+
+use crate::board::Pit;
+use crate::position::Position;
+use crate::report::Capture;
+
+use super::reader::{GameHandler, GameRead, NoGame, Pass};
+use super::scan::first_special;
+use super::transcript::{MAX_LISTED, Notation, Ply};
+
+/// Why the quick reader gave up: the game is for serde to read.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Unsure;
+
+type Quick<T> = Result<T, Unsure>;
+
+/// Reads the game in `bytes` (exactly one JSON value) like the serde
+/// reading `pass` would, giving its plies to `handler`.
+///
+/// # Errors
+///
+/// [`Unsure`] when the game is not of the plain shape; `handler` may have
+/// been given some plies by then, and is given them again (after a new
+/// [`GameHandler::begin`]) by the reading that follows.
+pub(crate) fn game<H: GameHandler>(
+    bytes: &[u8],
+    pass: &Pass,
+    handler: &mut H,
+) -> Quick<Option<GameRead>> {
+    let mut c = Cursor { bytes, at: 0 };
+    let mut ply = blank_ply();
+    c.ws();
+    c.byte(b'{')?;
+    let mut id: Option<String> = None;
+    let mut start: Option<Position> = None;
+    let mut plies_seen = false;
+    let mut again = false;
+    let mut first = true;
+    loop {
+        c.ws();
+        if c.peek() == Some(b'}') && first {
+            c.at += 1;
+            break;
+        }
+        first = false;
+        let key = c.string()?;
+        c.ws();
+        c.byte(b':')?;
+        c.ws();
+        match key {
+            b"id" => {
+                let text = std::str::from_utf8(c.string()?).map_err(|_| Unsure)?;
+                if id.replace(text.to_owned()).is_some() {
+                    return Err(Unsure);
+                }
+                again |= plies_seen;
+            }
+            b"start" => {
+                let text = std::str::from_utf8(c.string()?).map_err(|_| Unsure)?;
+                let position: Position = text.parse().map_err(|_| Unsure)?;
+                if start.replace(position).is_some() {
+                    return Err(Unsure);
+                }
+                again |= plies_seen;
+            }
+            b"plies" => {
+                if std::mem::replace(&mut plies_seen, true) {
+                    return Err(Unsure);
+                }
+                match (pass, &id) {
+                    (Pass::Second { id, start }, _) => {
+                        handler.begin(id, *start);
+                        plies(&mut c, &mut ply, handler)?;
+                    }
+                    (Pass::First, Some(id)) => {
+                        handler.begin(id, start.unwrap_or_else(Position::initial));
+                        plies(&mut c, &mut ply, handler)?;
+                    }
+                    (Pass::First, None) => {
+                        plies(&mut c, &mut ply, &mut NoGame)?;
+                        again = true;
+                    }
+                }
+            }
+            _ => return Err(Unsure),
+        }
+        c.ws();
+        match c.next()? {
+            b',' => {}
+            b'}' => break,
+            _ => return Err(Unsure),
+        }
+    }
+    c.ws();
+    if c.at != bytes.len() {
+        return Err(Unsure);
+    }
+    if let Pass::Second { .. } = pass {
+        return Ok(None);
+    }
+    match (id, plies_seen) {
+        (Some(id), true) => Ok(Some(GameRead {
+            id,
+            start: start.unwrap_or_else(Position::initial),
+            again,
+        })),
+        _ => Err(Unsure),
+    }
+}
+
+/// A ply to read into, its lists keeping their room from ply to ply.
+fn blank_ply() -> Ply {
+    Ply {
+        mv: Pit::ALL[0],
+        after: Notation::from(&Position::initial()),
+        legal: Some(Vec::with_capacity(MAX_LISTED)),
+        captures: Some(Vec::with_capacity(MAX_LISTED)),
+        game_over: None,
+        totals: None,
+    }
+}
+
+/// The array of plies, each given to `handler` while it wants them (the
+/// rest are still read, to find what is wrong with them).
+fn plies<H: GameHandler>(c: &mut Cursor<'_>, ply: &mut Ply, handler: &mut H) -> Quick<()> {
+    c.byte(b'[')?;
+    c.ws();
+    if c.peek() == Some(b']') {
+        c.at += 1;
+        return Ok(());
+    }
+    let mut wanted = true;
+    // Where the lists wait while a ply leaves them out.
+    let mut legal = Vec::with_capacity(MAX_LISTED);
+    let mut captures = Vec::with_capacity(MAX_LISTED);
+    loop {
+        c.ws();
+        read_ply(c, ply, &mut legal, &mut captures)?;
+        if wanted {
+            wanted = handler.ply(ply);
+        }
+        c.ws();
+        match c.next()? {
+            b',' => {}
+            b']' => return Ok(()),
+            _ => return Err(Unsure),
+        }
+    }
+}
+
+/// One ply object into `ply`. `legal` and `captures` lend their room to
+/// the lists of `ply` and take it back.
+fn read_ply(
+    c: &mut Cursor<'_>,
+    ply: &mut Ply,
+    legal: &mut Vec<Pit>,
+    captures: &mut Vec<Capture>,
+) -> Quick<()> {
+    // Give back the room of the last ply's lists.
+    if let Some(list) = ply.legal.take() {
+        *legal = list;
+    }
+    if let Some(list) = ply.captures.take() {
+        *captures = list;
+    }
+    ply.game_over = None;
+    ply.totals = None;
+    let (mut mv, mut after) = (None, None);
+    c.byte(b'{')?;
+    loop {
+        c.ws();
+        let key = c.string()?;
+        c.ws();
+        c.byte(b':')?;
+        c.ws();
+        let duplicate = match key {
+            b"move" => mv.replace(pit(c.string()?)?).is_some(),
+            b"after" => after
+                .replace(super::transcript::fast_notation(c.string()?).ok_or(Unsure)?)
+                .is_some(),
+            b"legal" => {
+                if ply.legal.is_some() {
+                    return Err(Unsure);
+                }
+                legal.clear();
+                list(c, |c| {
+                    if legal.len() == MAX_LISTED {
+                        return Err(Unsure);
+                    }
+                    legal.push(pit(c.string()?)?);
+                    Ok(())
+                })?;
+                ply.legal = Some(std::mem::take(legal));
+                false
+            }
+            b"captures" => {
+                if ply.captures.is_some() {
+                    return Err(Unsure);
+                }
+                captures.clear();
+                list(c, |c| {
+                    if captures.len() == MAX_LISTED {
+                        return Err(Unsure);
+                    }
+                    captures.push(capture(c)?);
+                    Ok(())
+                })?;
+                ply.captures = Some(std::mem::take(captures));
+                false
+            }
+            b"game_over" => ply.game_over.replace(c.boolean()?).is_some(),
+            b"totals" => {
+                if ply.totals.is_some() {
+                    return Err(Unsure);
+                }
+                c.byte(b'[')?;
+                c.ws();
+                let south = c.small()?;
+                c.ws();
+                c.byte(b',')?;
+                c.ws();
+                let north = c.small()?;
+                c.ws();
+                c.byte(b']')?;
+                ply.totals = Some([south, north]);
+                false
+            }
+            _ => return Err(Unsure),
+        };
+        if duplicate {
+            return Err(Unsure);
+        }
+        c.ws();
+        match c.next()? {
+            b',' => {}
+            b'}' => break,
+            _ => return Err(Unsure),
+        }
+    }
+    // The checks serde's reading makes of a whole ply.
+    if ply.totals.is_some() && ply.game_over != Some(true) {
+        return Err(Unsure);
+    }
+    ply.mv = mv.ok_or(Unsure)?;
+    ply.after = after.ok_or(Unsure)?;
+    Ok(())
+}
+
+/// A JSON array, each element read by `element`.
+fn list<'a>(
+    c: &mut Cursor<'a>,
+    mut element: impl FnMut(&mut Cursor<'a>) -> Quick<()>,
+) -> Quick<()> {
+    c.byte(b'[')?;
+    c.ws();
+    if c.peek() == Some(b']') {
+        c.at += 1;
+        return Ok(());
+    }
+    loop {
+        c.ws();
+        element(c)?;
+        c.ws();
+        match c.next()? {
+            b',' => {}
+            b']' => return Ok(()),
+            _ => return Err(Unsure),
+        }
+    }
+}
+
+/// `{"pit": "S1", "stones": 2}`, its fields in either order.
+fn capture(c: &mut Cursor<'_>) -> Quick<Capture> {
+    let (mut at, mut stones) = (None, None);
+    c.byte(b'{')?;
+    loop {
+        c.ws();
+        let key = c.string()?;
+        c.ws();
+        c.byte(b':')?;
+        c.ws();
+        let duplicate = match key {
+            b"pit" => at.replace(pit(c.string()?)?).is_some(),
+            b"stones" => stones.replace(c.small()?).is_some(),
+            _ => return Err(Unsure),
+        };
+        if duplicate {
+            return Err(Unsure);
+        }
+        c.ws();
+        match c.next()? {
+            b',' => {}
+            b'}' => break,
+            _ => return Err(Unsure),
+        }
+    }
+    Ok(Capture {
+        pit: at.ok_or(Unsure)?,
+        stones: stones.ok_or(Unsure)?,
+    })
+}
+
+/// `S1`..`S4` or `N1`..`N4`.
+fn pit(name: &[u8]) -> Quick<Pit> {
+    let &[side, digit] = name else {
+        return Err(Unsure);
+    };
+    let player = match side {
+        b'S' => crate::board::Player::South,
+        b'N' => crate::board::Player::North,
+        _ => return Err(Unsure),
+    };
+    match digit {
+        b'1'..=b'4' => Pit::of(player, digit - b'0').ok_or(Unsure),
+        _ => Err(Unsure),
+    }
+}
+
+/// A position in the bytes of one game.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    #[inline]
+    fn next(&mut self) -> Quick<u8> {
+        let b = self.peek().ok_or(Unsure)?;
+        self.at += 1;
+        Ok(b)
+    }
+
+    /// Skips JSON whitespace.
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// Exactly the byte `b`.
+    #[inline]
+    fn byte(&mut self, b: u8) -> Quick<()> {
+        if self.next()? == b {
+            Ok(())
+        } else {
+            Err(Unsure)
+        }
+    }
+
+    /// A string with no escape and no control character; its contents.
+    #[inline]
+    fn string(&mut self) -> Quick<&'a [u8]> {
+        self.byte(b'"')?;
+        let start = self.at;
+        let end = first_special::<true>(self.bytes, start);
+        if self.bytes.get(end) != Some(&b'"') {
+            return Err(Unsure);
+        }
+        self.at = end + 1;
+        Ok(&self.bytes[start..end])
+    }
+
+    /// `true` or `false`, followed by what may follow a value.
+    fn boolean(&mut self) -> Quick<bool> {
+        let rest = &self.bytes[self.at..];
+        let (value, len) = if rest.starts_with(b"true") {
+            (true, 4)
+        } else if rest.starts_with(b"false") {
+            (false, 5)
+        } else {
+            return Err(Unsure);
+        };
+        self.at += len;
+        self.delimited(value)
+    }
+
+    /// A number from 0 to 255 written as plain digits (no sign, fraction,
+    /// exponent or leading zero), followed by what may follow a value.
+    fn small(&mut self) -> Quick<u8> {
+        let start = self.at;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+        let digits = &self.bytes[start..self.at];
+        if digits.is_empty() || digits.len() > 3 || (digits.len() > 1 && digits[0] == b'0') {
+            return Err(Unsure);
+        }
+        let n = digits
+            .iter()
+            .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+        self.delimited(u8::try_from(n).map_err(|_| Unsure)?)
+    }
+
+    /// `value`, if the next byte may follow a value.
+    fn delimited<T>(&self, value: T) -> Quick<T> {
+        match self.peek() {
+            Some(b' ' | b'\n' | b'\r' | b'\t' | b',' | b']' | b'}') => Ok(value),
+            _ => Err(Unsure),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::check::reader::serde_game;
+    use crate::{Game, Profile};
+
+    /// What a reading gave the handler: each game begun, with its plies.
+    #[derive(Debug, Default, PartialEq)]
+    struct Record(Vec<(String, Position, Vec<Ply>)>);
+
+    impl GameHandler for Record {
+        fn begin(&mut self, id: &str, start: Position) {
+            self.0.push((id.to_owned(), start, Vec::new()));
+        }
+        fn ply(&mut self, ply: &Ply) -> bool {
+            let plies = &mut self.0.last_mut().expect("begun").2;
+            plies.push(ply.clone());
+            plies.len() < 40
+        }
+    }
+
+    impl Record {
+        /// What counts: the plies of the last beginning.
+        fn last(&self) -> Option<&(String, Position, Vec<Ply>)> {
+            self.0.last()
+        }
+    }
+
+    /// A game played by the rules, written with every field.
+    fn game_text(seed: u64, plies: usize, start_last: bool) -> String {
+        let mut game = Game::new(Position::initial(), Profile::default());
+        let mut x = seed | 1;
+        let mut out = Vec::new();
+        for _ in 0..plies {
+            let legal = game.legal_moves().to_vec();
+            if legal.is_empty() {
+                break;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mv = legal[(x % legal.len() as u64) as usize];
+            let report = game.play(mv).expect("legal").clone();
+            let mut ply = serde_json::json!({
+                "move": mv, "after": game.current(), "legal": legal,
+                "captures": report.captures.to_vec(),
+            });
+            if let Some(end) = report.end {
+                ply["game_over"] = true.into();
+                ply["totals"] = serde_json::json!(end.totals);
+            }
+            out.push(ply);
+        }
+        let plies = serde_json::to_string_pretty(&out).expect("JSON");
+        if start_last {
+            format!(
+                r#"{{"plies": {plies}, "id": "g{seed}", "start": "{}"}}"#,
+                Position::initial()
+            )
+        } else {
+            format!(r#"{{"id": "g{seed}", "plies": {plies}}}"#)
+        }
+    }
+
+    /// Both readers over `bytes`: whenever the quick one is sure, it read
+    /// what serde reads, and gave the handler the same plies.
+    fn agree(bytes: &[u8]) -> Result<bool, TestCaseError> {
+        let (mut quick, mut slow) = (Record::default(), Record::default());
+        let Ok(read) = game(bytes, &Pass::First, &mut quick) else {
+            return Ok(false);
+        };
+        let read = read.expect("a first reading says what it found");
+        let expected = serde_game(bytes, Pass::First, &mut slow);
+        let Ok(Some(expected)) = expected else {
+            return Err(TestCaseError::fail(format!(
+                "quick read {:?} that serde refuses: {expected:?}",
+                String::from_utf8_lossy(bytes)
+            )));
+        };
+        prop_assert_eq!(
+            (&read.id, read.start, read.again),
+            (&expected.id, expected.start, expected.again)
+        );
+        prop_assert_eq!(quick.last(), slow.last());
+        if read.again {
+            let second = |id: &str| Pass::Second {
+                id: id.to_owned(),
+                start: read.start,
+            };
+            prop_assert!(game(bytes, &second(&read.id), &mut quick).is_ok());
+            serde_game(bytes, second(&read.id), &mut slow).expect("read once");
+            prop_assert_eq!(quick.last(), slow.last());
+        }
+        Ok(true)
+    }
+
+    #[test]
+    fn plain_games_are_read_quickly_and_as_serde_reads_them() {
+        for (seed, start_last) in [(1, false), (2, true), (3, false)] {
+            let text = game_text(seed, 200, start_last);
+            assert!(agree(text.as_bytes()).expect("they agree"), "{text}");
+        }
+        let compact = serde_json::to_string(
+            &serde_json::from_str::<serde_json::Value>(&game_text(4, 50, false)).unwrap(),
+        )
+        .unwrap();
+        assert!(agree(compact.as_bytes()).expect("they agree"));
+    }
+
+    #[test]
+    fn anything_unusual_is_left_to_serde() {
+        let plain =
+            r#"{"id": "g", "plies": [{"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----"}]}"#;
+        assert!(agree(plain.as_bytes()).expect("they agree"));
+        for unusual in [
+            plain.replace(r#""g""#, r#""\u0067""#),
+            plain.replace(r#""move""#, r#""move": "S1", "move""#),
+            plain.replace(r#""S1""#, "null"),
+            plain.replace(r#""plies""#, r#""extra": 1, "plies""#),
+            plain.replace("]}", r#"], "id": "h"}"#),
+            plain.replace("}]", r#", "totals": [1, 2]}]"#),
+            plain.replace("}]", r#", "game_over": true, "totals": [1, 2.0]}]"#),
+            plain.replace("}]", r#", "game_over": true, "totals": [01, 2]}]"#),
+            plain.replace("}]", r#", "game_over": true, "totals": [256, 2]}]"#),
+            plain.replace(
+                "}]",
+                r#", "legal": ["S1","S1","S1","S1","S1","S1","S1","S1","S1"]}]"#,
+            ),
+            plain.replace("}]", "},]"),
+            format!("{plain} x"),
+        ] {
+            assert!(!agree(unusual.as_bytes()).expect("they agree"), "{unusual}");
+        }
+    }
+
+    /// Bytes that make JSON interesting when put anywhere.
+    const SPICE: &[&str] = &[
+        "\"",
+        "\\",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " ",
+        "\n",
+        "0",
+        "1",
+        "255",
+        "256",
+        "-1",
+        "1e1",
+        "true",
+        "false",
+        "null",
+        "S1",
+        "N4",
+        "\"id\"",
+        "\"move\"",
+        "\"legal\"",
+        "\"captures\"",
+        "\"totals\"",
+        "\"game_over\"",
+        "\"after\"",
+        "\"start\"",
+        "\"plies\"",
+        "\"pit\"",
+        "\"stones\"",
+        "\u{e9}",
+        "\u{1}",
+        "\\u0041",
+        "\\\"",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn quick_agrees_with_serde(
+            seed in 1u64..1000,
+            plies in 0usize..12,
+            start_last in any::<bool>(),
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), 0..3u8, 0..SPICE.len()), 0..4),
+        ) {
+            let mut text = game_text(seed, plies, start_last).into_bytes();
+            for (at, how, spice) in edits {
+                let at = at.index(text.len() + 1);
+                let spice = SPICE[spice].as_bytes();
+                match how {
+                    0 => { text.splice(at..at, spice.iter().copied()); }
+                    1 if at < text.len() => { text.remove(at); }
+                    _ => { let end = (at + spice.len()).min(text.len()); text.splice(at..end, spice.iter().copied()); }
+                }
+            }
+            agree(&text)?;
+        }
+    }
+}
