@@ -525,11 +525,24 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
         // Nothing feeds: FEED-3 decides.
         return vec!["FEED-3"];
     }
-    if distinct.len() == candidates {
-        vec!["FEED-1"] // the feeding rule ignored
-    } else {
-        vec!["FEED-2"] // another idea of which moves feed
+    if distinct.len() != candidates {
+        return vec!["FEED-2"]; // another idea of which moves feed
     }
+    // Every pit legal: the feeding rule ignored, or, when every move that
+    // feeds ends in the mover's own row, feeding judged by the landing pit,
+    // which finds none here, so that the rule lapses (FEED-3).
+    let start: Vec<u32> = position.pits().iter().map(|&c| u32::from(c)).collect();
+    let skip = skips_origin(profile);
+    let feeds_landing_home = mover
+        .pits()
+        .into_iter()
+        .filter(|&p| position.stones(p) > 0 && feeds_by_sowing(position, p, profile))
+        .all(|p| sow_board(&start, p, start[p.index()], skip).1.owner() == mover);
+    vec![if feeds_landing_home {
+        "FEED-2"
+    } else {
+        "FEED-1"
+    }]
 }
 
 /// Whether the reference counts `pit` as a feeding move (FEED-2, under the
