@@ -126,18 +126,11 @@ fn lock_rules_one_answer_cannot_tell(
     d: &Divergence,
     profile: Profile,
 ) -> bool {
-    let Some(scenario) = d.scenario.as_ref() else {
-        return false;
-    };
-    let Some((&last, before)) = scenario.moves.split_last() else {
+    let (Some(p), Some(last)) = (d.before, d.mv) else {
         return false;
     };
     if rule != "LOCK-1" || cited != ["LOCK-3"] {
         return false;
-    }
-    let mut p: Position = scenario.start_text().parse().unwrap();
-    for &pit in before {
-        p = kpe::play(&p, pit, profile).unwrap().0;
     }
     let mover = p.to_move();
     let (after, report) = kpe::play(&p, last, profile).unwrap();
