@@ -14,13 +14,14 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use kpe::check::{JsonSink, check_transcript_reader};
-use kpe::{Game, Position, Profile};
+use kpe::{Game, Position, Profile, Switch};
 
 /// A typical mistake of a hand-written engine.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bug {
     None,
-    /// A sowing of 8+ stones skips its origin pit (reading I1's alternative)
+    /// The sowing plays the profile `skip-origin` (reading I1's
+    /// alternative: today, a sowing of 8+ stones skips its origin pit)
     /// while the engine claims the default profile.
     SkipsOrigin,
     /// Captures are allowed before all four pits were used (LOCK-1).
@@ -71,7 +72,14 @@ impl Naive {
         let mut at = pit;
         while cells.len() < self.pits[pit] as usize {
             at = (at + 1) % 8;
-            if at == pit && self.bug == Bug::SkipsOrigin {
+            // The default profile's reading, or with the bug the switch's.
+            let profile = if self.bug == Bug::SkipsOrigin {
+                Profile::with(&[Switch::SkipOrigin])
+            } else {
+                Profile::DEFAULT
+            };
+            // SOW-4 (I1): coming back around to the origin.
+            if at == pit && profile.has(Switch::SkipOrigin) {
                 continue;
             }
             cells.push(at);

@@ -878,8 +878,14 @@ fn kpe_engine_speaks_the_protocol() {
     let lines: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
     assert_eq!(lines.len(), 4, "nothing after quit: {lines:?}");
     assert!(lines[0].contains(r#""perft":true"#));
-    // skip-origin, as the hello asked.
-    assert!(lines[1].contains("0,8,7,7/7,7,7,5 N"), "{}", lines[1]);
+    // skip-origin, as the hello asked, not the default.
+    let after = |profile: &str| {
+        let start: Position = "8,6,6,6/6,6,6,4 S 0/0 1---/1234".parse().unwrap();
+        let (p, _) = kpe::play(&start, "S1".parse().unwrap(), profile.parse().unwrap()).unwrap();
+        format!(r#""position":"{p}""#)
+    };
+    assert_ne!(after("skip-origin"), after("default"));
+    assert!(lines[1].contains(&after("skip-origin")), "{}", lines[1]);
     assert_eq!(lines[2], r#"{"type":"illegal","reason":"not-own-pit"}"#);
     assert!(lines[3].starts_with(r#"{"type":"error","message":"cannot read the request"#));
 }

@@ -58,6 +58,7 @@ fn would_feed(position: &Position, pit: Pit, profile: Profile) -> bool {
     let mut sown_theirs = false;
     while hand > 0 {
         at = (at + 1) % 8;
+        // SOW-4 (I1): coming back around to the origin.
         if at == origin && profile.has(Switch::SkipOrigin) {
             continue;
         }

@@ -4,8 +4,9 @@
 Standard library only. Run `kpe-check examples/engines/correct.json` to check
 it. `--variant NAME` plants one typical mistake, to show what kpe-check says:
 
-  skip-origin     a sowing of 8+ stones skips its origin pit (reading I1's
-                  alternative, while the manifest claims the default)
+  skip-origin     sows as the switch skip-origin says (reading I1's
+                  alternative: a sowing of 8+ stones skips its origin pit),
+                  while the manifest claims the default
   strict-lock     the move from the last unused pit cannot capture (I2's
                   alternative)
   own-row         captures 2s and 4s in the mover's own row too (a bug: CAP-3)
@@ -18,6 +19,11 @@ import sys
 
 VARIANT = sys.argv[2] if sys.argv[1:2] == ["--variant"] else "correct"
 PITS = ["S1", "S2", "S3", "S4", "N1", "N2", "N3", "N4"]  # sowing order
+
+
+def switch(name):
+    """Whether the engine plays reading switch `name` (only its variant does)."""
+    return VARIANT == name
 
 
 def parse(text):
@@ -45,13 +51,14 @@ def sow(board, mover, captured, used, pit):
     stones, board[pit], here = board[pit], 0, pit
     while stones:
         here = (here + 1) % 8
-        if here == pit and VARIANT == "skip-origin":
+        # SOW-4 (I1): the default reading, or the switch's for the variant.
+        if here == pit and switch("skip-origin"):
             continue
         board[here] += 1
         stones -= 1
     unlocked_before = all(used[mover])
     used[mover][pit % 4] = True
-    may_capture = unlocked_before if VARIANT == "strict-lock" else all(used[mover])
+    may_capture = unlocked_before if switch("strict-lock") else all(used[mover])
     captures = []
     while may_capture and (not own(here, mover) or VARIANT == "own-row") and board[here] in (2, 4):
         captures.append({"pit": PITS[here], "stones": board[here]})

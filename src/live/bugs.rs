@@ -29,8 +29,9 @@ pub enum Bug {
     OriginKeepsAStone,
     /// SOW-3: stones are sown clockwise (to the pit before).
     SowClockwise,
-    /// SOW-4: North's long sowings skip the origin, South's do not (half of
-    /// the `skip-origin` reading, which no profile explains).
+    /// SOW-4: North's long sowings follow the other reading of I1 than the
+    /// profile's (under the default: North skips the origin, South does
+    /// not), half of a reading, which no profile explains.
     NorthSkipsOrigin,
     /// SOW-5: relay sowing: when the last stone lands in a pit that already
     /// held stones, they are taken up and sown on, once.
@@ -435,11 +436,11 @@ impl Rules {
     /// SOW-2 to SOW-5.
     fn sow(&self, p: &mut Position, pit: Pit) -> (Vec<Pit>, Pit) {
         let mover = p.to_move();
-        let skip_origin = if self.is(Bug::NorthSkipsOrigin) {
-            mover == Player::North
-        } else {
-            self.profile.has(Switch::SkipOrigin)
-        };
+        // SOW-4 (I1): whether the origin is passed over under the profile.
+        let mut skip_origin = self.profile.has(Switch::SkipOrigin);
+        if self.is(Bug::NorthSkipsOrigin) && mover == Player::North {
+            skip_origin = !skip_origin;
+        }
         let mut sown = Vec::new();
         let mut origin = pit;
         let mut current = pit;
