@@ -888,17 +888,20 @@ impl Top {
     /// The next games, with their bytes, as one batch numbered `seq`;
     /// `None` once every game has been found. Bad input after some games
     /// of a batch is reported at the next call, once they are checked.
-    fn next_batch(&mut self, seq: usize) -> Result<Option<Batch>, InputError> {
+    /// `room` is a buffer to hold the bytes (one handed back by a thread
+    /// done with its batch, which spares an allocation a batch).
+    fn next_batch(&mut self, seq: usize, mut room: Vec<u8>) -> Result<Option<Batch>, InputError> {
         if let Some(e) = self.late_error.take() {
             return Err(e);
         }
+        room.clear();
         if let TopState::Noted { next } = self.state {
-            return self.noted_batch(seq, next);
+            return self.noted_batch(seq, next, room);
         }
         let mut batch = Batch {
             seq,
             first: 0,
-            bytes: Vec::new(),
+            bytes: room,
             games: Vec::new(),
         };
         while batch.games.len() < BATCH_GAMES && batch.bytes.len() < BATCH_BYTES {
@@ -923,7 +926,12 @@ impl Top {
 
 impl Top {
     /// The next batch of noted games, their bytes read in one piece.
-    fn noted_batch(&mut self, seq: usize, next: usize) -> Result<Option<Batch>, InputError> {
+    fn noted_batch(
+        &mut self,
+        seq: usize,
+        next: usize,
+        room: Vec<u8>,
+    ) -> Result<Option<Batch>, InputError> {
         let spans = self.noted.as_deref().unwrap_or_default();
         let Some(first) = spans.get(next) else {
             self.state = TopState::Done;
@@ -933,7 +941,7 @@ impl Top {
         let mut batch = Batch {
             seq,
             first: next,
-            bytes: Vec::new(),
+            bytes: room,
             games: Vec::new(),
         };
         if first.len > SLICE_MAX {
@@ -1376,8 +1384,8 @@ fn drive<C: Consumer>(
     };
     if jobs <= 1 {
         let mut worker = Worker::open(path, source)?;
-        let mut seq = 0;
-        while let Some(batch) = top.next_batch(seq)? {
+        let (mut seq, mut room) = (0, Vec::new());
+        while let Some(batch) = top.next_batch(seq, room)? {
             seq += 1;
             for game in batch.games() {
                 let outcome = mode.game(&mut worker, &game)?;
@@ -1385,6 +1393,7 @@ fn drive<C: Consumer>(
                     return abort.into_result();
                 }
             }
+            room = batch.bytes;
         }
         return Ok(());
     }
@@ -1425,7 +1434,7 @@ fn drive<C: Consumer>(
                         // Skip the rest, so the job channel never fills.
                         stop.store(true, Ordering::Relaxed);
                     }
-                    if result_tx.send((batch.seq, outcomes)).is_err() {
+                    if result_tx.send((batch.seq, outcomes, batch.bytes)).is_err() {
                         break;
                     }
                 }
@@ -1434,14 +1443,16 @@ fn drive<C: Consumer>(
         drop(result_tx);
         // Batches handed out at most this far ahead of the one reported
         // next: memory stays a few batches per thread.
-        let window = jobs * 3;
+        let window = jobs * 8;
+        // Byte buffers of batches done, for the next ones.
+        let mut pool: Vec<Vec<u8>> = Vec::new();
         let (mut sent, mut next) = (0, 0);
         let mut scanned = false;
         let mut scan_error = None;
         let mut waiting = BTreeMap::new();
         let result = 'run: loop {
             while !scanned && sent < next + window {
-                match top.next_batch(sent) {
+                match top.next_batch(sent, pool.pop().unwrap_or_default()) {
                     Ok(Some(batch)) => {
                         job_tx
                             .send(batch)
@@ -1458,9 +1469,10 @@ fn drive<C: Consumer>(
             if next == sent {
                 break scan_error.map_or(Ok(()), |e| Err(CheckError::Input(e)));
             }
-            let (seq, outcomes) = result_rx
+            let (seq, outcomes, bytes) = result_rx
                 .recv()
                 .expect("a worker answers every batch it takes");
+            pool.push(bytes);
             let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             waiting.insert(seq, outcomes);
             while let Some(outcomes) = waiting.remove(&next) {
