@@ -987,6 +987,55 @@ fn sorted_keys_are_checked_as_written_in_order() {
 }
 
 #[test]
+fn many_batches_give_the_same_report_whatever_the_number_of_jobs() {
+    // Over a megabyte of games: several batches of 256 KiB, some checked by
+    // the scanning thread itself when the others are busy, some games
+    // diverging, bad input near the end.
+    let value: Value =
+        serde_json::from_slice(&std::fs::read(example("skip-origin.json")).unwrap()).unwrap();
+    let games: Vec<String> = value["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    let mut all: Vec<String> = games.iter().cycle().take(4500).cloned().collect();
+    assert!(all.iter().map(String::len).sum::<usize>() > 1 << 20);
+    let run = |text: &str, jobs: &str| {
+        let t = temp_file(text.as_bytes());
+        let out = kpe_check()
+            .arg(&t.path)
+            .args(["--format", "json", "--jobs", jobs])
+            .output()
+            .expect("kpe-check runs");
+        let source = t.path.display().to_string();
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&source, "<source>");
+        (
+            out.status.code(),
+            text(&out.stderr),
+            timeless(&text(&out.stdout)),
+        )
+    };
+    let text = transcript(&all.join(",\n"));
+    let one = run(&text, "1");
+    assert_eq!(one.0, Some(1));
+    for jobs in ["2", "3"] {
+        assert!(run(&text, jobs) == one, "--jobs {jobs} reports differently");
+    }
+    all.insert(
+        4000,
+        r#"{"id": "bad", "plies": [{"move": "S9"}]}"#.to_owned(),
+    );
+    let text = transcript(&all.join(",\n"));
+    let one = run(&text, "1");
+    assert_eq!(one.0, Some(2));
+    assert!(one.1.contains("games[4000].plies[0].move"), "{}", one.1);
+    for jobs in ["2", "3"] {
+        assert!(run(&text, jobs) == one, "--jobs {jobs} stops differently");
+    }
+}
+
+#[test]
 fn a_header_after_the_games_gives_the_same_report() {
     // Issue 11: with `games` first (sorted keys), the games' places are
     // noted while the header is looked for, and checked from those notes;

@@ -1397,15 +1397,20 @@ fn drive<C: Consumer>(
         }
         return Ok(());
     }
-    let workers = (0..jobs)
+    // The calling thread scans and checks too (when every other thread
+    // is busy): `jobs` threads in all, on `jobs` cores.
+    let mut own = Worker::open(path, source)?;
+    let workers = (1..jobs)
         .map(|_| Worker::open(path, source))
         .collect::<Result<Vec<_>, _>>()?;
     let mode = &mode;
-    type Outcomes<M> = Vec<Result<<M as Mode>::Outcome, InputError>>;
     let (job_tx, job_rx) = mpsc::sync_channel::<Batch>(jobs);
     let job_rx = Mutex::new(job_rx);
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
+        // Owned here, so that it is dropped (and the threads end) however
+        // this closure ends, a panic included.
+        let job_tx = job_tx;
         let (result_tx, result_rx) = mpsc::channel();
         for mut worker in workers {
             let (job_rx, result_tx, stop) = (&job_rx, result_tx.clone(), &stop);
@@ -1419,16 +1424,7 @@ fn drive<C: Consumer>(
                     // A panic (a bug) goes to the calling thread, which
                     // would otherwise wait for this batch for ever.
                     let outcomes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        let mut outcomes: Outcomes<C::Mode> = Vec::new();
-                        for game in batch.games() {
-                            let outcome = mode.game(&mut worker, &game);
-                            let bad = outcome.is_err();
-                            outcomes.push(outcome);
-                            if bad || stop.load(Ordering::Relaxed) {
-                                break;
-                            }
-                        }
-                        outcomes
+                        check_batch(mode, &mut worker, &batch, stop)
                     }));
                     if outcomes.is_err() {
                         // Skip the rest, so the job channel never fills.
@@ -1454,10 +1450,13 @@ fn drive<C: Consumer>(
             while !scanned && sent < next + window {
                 match top.next_batch(sent, pool.pop().unwrap_or_default()) {
                     Ok(Some(batch)) => {
-                        job_tx
-                            .send(batch)
-                            .expect("the workers run until the jobs end");
                         sent += 1;
+                        if let Err(mpsc::TrySendError::Full(batch)) = job_tx.try_send(batch) {
+                            // Every other thread is busy: check it here.
+                            let outcomes = check_batch(mode, &mut own, &batch, &stop);
+                            waiting.insert(batch.seq, outcomes);
+                            pool.push(batch.bytes);
+                        }
                     }
                     Ok(None) => scanned = true,
                     Err(e) => {
@@ -1465,16 +1464,28 @@ fn drive<C: Consumer>(
                         scanned = true;
                     }
                 }
+                if waiting.contains_key(&next) {
+                    break;
+                }
             }
-            if next == sent {
+            if next == sent && scanned {
                 break scan_error.map_or(Ok(()), |e| Err(CheckError::Input(e)));
             }
-            let (seq, outcomes, bytes) = result_rx
-                .recv()
-                .expect("a worker answers every batch it takes");
-            pool.push(bytes);
-            let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            waiting.insert(seq, outcomes);
+            if !waiting.contains_key(&next) {
+                // The next batch to report is another thread's: wait for
+                // any answer (it gives back a buffer, and perhaps `next`).
+                let (seq, outcomes, bytes) = result_rx
+                    .recv()
+                    .expect("a worker answers every batch it takes");
+                pool.push(bytes);
+                let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                waiting.insert(seq, outcomes);
+            }
+            while let Ok((seq, outcomes, bytes)) = result_rx.try_recv() {
+                pool.push(bytes);
+                let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                waiting.insert(seq, outcomes);
+            }
             while let Some(outcomes) = waiting.remove(&next) {
                 next += 1;
                 for outcome in outcomes {
@@ -1492,6 +1503,26 @@ fn drive<C: Consumer>(
         drop(job_tx);
         result
     })
+}
+
+/// The outcomes of a batch's games, up to the first bad input (or until
+/// `stop`).
+fn check_batch<M: Mode>(
+    mode: &M,
+    worker: &mut Worker,
+    batch: &Batch,
+    stop: &AtomicBool,
+) -> Vec<Result<M::Outcome, InputError>> {
+    let mut outcomes = Vec::new();
+    for game in batch.games() {
+        let outcome = mode.game(worker, &game);
+        let bad = outcome.is_err();
+        outcomes.push(outcome);
+        if bad || stop.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    outcomes
 }
 
 // ---------------------------------------------------------------------------
