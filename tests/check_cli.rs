@@ -986,6 +986,25 @@ fn sorted_keys_are_checked_as_written_in_order() {
     assert!(sorted[chase..].find("\"plies\"") < sorted[chase..].find("\"start\""));
 }
 
+/// Checks `text` with `--jobs N --format json`: the exit code, stderr and
+/// the report, timeless, its source named `<source>` (each run has its
+/// own file).
+fn run_jobs(text: &str, jobs: &str) -> (Option<i32>, String, String) {
+    let t = temp_file(text.as_bytes());
+    let out = kpe_check()
+        .arg(&t.path)
+        .args(["--format", "json", "--jobs", jobs])
+        .output()
+        .expect("kpe-check runs");
+    let source = t.path.display().to_string();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&source, "<source>");
+    (
+        out.status.code(),
+        text(&out.stderr),
+        timeless(&text(&out.stdout)),
+    )
+}
+
 #[test]
 fn many_batches_give_the_same_report_whatever_the_number_of_jobs() {
     // Over a megabyte of games: several batches of 256 KiB, some checked by
@@ -1001,21 +1020,7 @@ fn many_batches_give_the_same_report_whatever_the_number_of_jobs() {
         .collect();
     let mut all: Vec<String> = games.iter().cycle().take(4500).cloned().collect();
     assert!(all.iter().map(String::len).sum::<usize>() > 1 << 20);
-    let run = |text: &str, jobs: &str| {
-        let t = temp_file(text.as_bytes());
-        let out = kpe_check()
-            .arg(&t.path)
-            .args(["--format", "json", "--jobs", jobs])
-            .output()
-            .expect("kpe-check runs");
-        let source = t.path.display().to_string();
-        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&source, "<source>");
-        (
-            out.status.code(),
-            text(&out.stderr),
-            timeless(&text(&out.stdout)),
-        )
-    };
+    let run = run_jobs;
     let text = transcript(&all.join(",\n"));
     let one = run(&text, "1");
     assert_eq!(one.0, Some(1));
@@ -1048,22 +1053,7 @@ fn a_header_after_the_games_gives_the_same_report() {
         .collect();
     let first = |games: &str| format!("{{{HEADER}, \"games\": [{games}]}}");
     let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
-    // The report, its source named `<source>` (each run has its file).
-    let run = |text: String, jobs: &str| {
-        let t = temp_file(text.as_bytes());
-        let out = kpe_check()
-            .arg(&t.path)
-            .args(["--format", "json", "--jobs", jobs])
-            .output()
-            .expect("kpe-check runs");
-        let source = t.path.display().to_string();
-        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&source, "<source>");
-        (
-            out.status.code(),
-            text(&out.stderr),
-            timeless(&text(&out.stdout)),
-        )
-    };
+    let run = |text: String, jobs: &str| run_jobs(&text, jobs);
     let all = games.join(",\n");
     let (code, _, expected) = run(first(&all), "1");
     assert_eq!(code, Some(1));

@@ -176,13 +176,7 @@ fn read_ply(
     ply.game_over = None;
     ply.totals = None;
     let (mut mv, mut after) = (None, None);
-    c.byte(b'{')?;
-    loop {
-        c.ws();
-        let key = c.string()?;
-        c.ws();
-        c.byte(b':')?;
-        c.ws();
+    object(c, |c, key| {
         let duplicate = match key {
             b"move" => mv.replace(pit(c.string()?)?).is_some(),
             b"after" => after
@@ -237,16 +231,8 @@ fn read_ply(
             }
             _ => return Err(Unsure),
         };
-        if duplicate {
-            return Err(Unsure);
-        }
-        c.ws();
-        match c.next()? {
-            b',' => {}
-            b'}' => break,
-            _ => return Err(Unsure),
-        }
-    }
+        if duplicate { Err(Unsure) } else { Ok(()) }
+    })?;
     // The checks serde's reading makes of a whole ply.
     if ply.totals.is_some() && ply.game_over != Some(true) {
         return Err(Unsure);
@@ -282,6 +268,26 @@ fn list<'a>(
 /// `{"pit": "S1", "stones": 2}`, its fields in either order.
 fn capture(c: &mut Cursor<'_>) -> Quick<Capture> {
     let (mut at, mut stones) = (None, None);
+    object(c, |c, key| {
+        let duplicate = match key {
+            b"pit" => at.replace(pit(c.string()?)?).is_some(),
+            b"stones" => stones.replace(c.small()?).is_some(),
+            _ => return Err(Unsure),
+        };
+        if duplicate { Err(Unsure) } else { Ok(()) }
+    })?;
+    Ok(Capture {
+        pit: at.ok_or(Unsure)?,
+        stones: stones.ok_or(Unsure)?,
+    })
+}
+
+/// A JSON object of at least one member, each value read by `member`
+/// (given the key's bytes).
+fn object<'a>(
+    c: &mut Cursor<'a>,
+    mut member: impl FnMut(&mut Cursor<'a>, &'a [u8]) -> Quick<()>,
+) -> Quick<()> {
     c.byte(b'{')?;
     loop {
         c.ws();
@@ -289,25 +295,14 @@ fn capture(c: &mut Cursor<'_>) -> Quick<Capture> {
         c.ws();
         c.byte(b':')?;
         c.ws();
-        let duplicate = match key {
-            b"pit" => at.replace(pit(c.string()?)?).is_some(),
-            b"stones" => stones.replace(c.small()?).is_some(),
-            _ => return Err(Unsure),
-        };
-        if duplicate {
-            return Err(Unsure);
-        }
+        member(c, key)?;
         c.ws();
         match c.next()? {
             b',' => {}
-            b'}' => break,
+            b'}' => return Ok(()),
             _ => return Err(Unsure),
         }
     }
-    Ok(Capture {
-        pit: at.ok_or(Unsure)?,
-        stones: stones.ok_or(Unsure)?,
-    })
 }
 
 /// `S1`..`S4` or `N1`..`N4`.
