@@ -315,6 +315,14 @@ impl SpanReader {
             .map_err(|e| InputError::read(&self.source, e))
     }
 
+    /// Takes `bytes` as the bytes of `span`, already read by the scan, so
+    /// that parsing it reads nothing from the file.
+    fn hold(&mut self, span: &Span, bytes: &[u8]) {
+        self.buf.clear();
+        self.buf.extend_from_slice(bytes);
+        self.loaded = Some(*span);
+    }
+
     /// The bytes of `span`, if it is short enough to be read whole.
     fn load(&mut self, span: &Span) -> Result<Option<&[u8]>, InputError> {
         if span.len > SLICE_MAX {
@@ -1211,6 +1219,9 @@ fn run_game<H: GameHandler>(
     };
     if done {
         return Ok(());
+    }
+    if let Some(bytes) = game.bytes {
+        reader.hold(span, bytes);
     }
     let prefix = format!("games[{index}]");
     let traced = |reader: &mut SpanReader, first: InputError| -> InputError {
