@@ -1093,6 +1093,60 @@ fn a_header_after_the_games_gives_the_same_report() {
 }
 
 #[test]
+fn games_read_in_place_report_as_games_scanned_first() {
+    // Issue 11: with the header first, a game of the plain shape is read
+    // where it lies in the reader's buffer, with no scan; a game of another
+    // shape, or one longer than the buffer holds, is scanned first. With
+    // the header last, every game is scanned first: both must give the
+    // same report, and the same error at the same line and column.
+    let value: Value =
+        serde_json::from_slice(&std::fs::read(example("skip-origin.json")).unwrap()).unwrap();
+    let mut games: Vec<String> = (0..20)
+        .flat_map(|_| value["games"].as_array().unwrap().clone())
+        .map(|g| g.to_string())
+        .collect();
+    let n = games.len();
+    // An escape: not the plain shape.
+    games[n / 4] = games[n / 4].replacen("\"id\":\"", "\"id\":\"\\u0041", 1);
+    // Over 256 KiB of whitespace inside a game, on many lines.
+    let pad = "\n".to_owned() + &" ".repeat(99);
+    games[n / 2] = games[n / 2].replacen(
+        "\"plies\":[",
+        &format!("\"plies\":[{}", pad.repeat(3200)),
+        1,
+    );
+    assert!(games[n / 2].len() > 300 * 1024);
+    let first = |games: &str| format!("{{{HEADER}, \"games\": [{games}]}}");
+    let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
+    let all = games.join(",\n");
+    let (code, _, expected) = run_jobs(&last(&all), "1");
+    assert_eq!(code, Some(1));
+    assert!(expected.contains("\"id\":\"A"), "the escaped id is read");
+    for jobs in ["1", "2", "3"] {
+        assert_eq!(run_jobs(&first(&all), jobs).2, expected, "--jobs {jobs}");
+    }
+    // A missing comma after the long game and its neighbours.
+    let k = n / 2 + 3;
+    let bad = format!("{}\n{}", games[..k].join(",\n"), games[k..].join(",\n"));
+    let (code, stderr, _) = run_jobs(&last(&bad), "1");
+    assert_eq!(code, Some(2));
+    let line = 3201 + k;
+    assert!(
+        stderr.contains(&format!(":{line}:")) && stderr.contains("expected `,` or `]`"),
+        "{stderr}"
+    );
+    for jobs in ["1", "2", "3"] {
+        let (code, err, out) = run_jobs(&first(&bad), jobs);
+        assert_eq!(code, Some(2), "--jobs {jobs}");
+        assert_eq!(err, stderr, "--jobs {jobs}");
+        assert!(
+            out.contains(&format!("\"games[{}]\"", k - 1)),
+            "--jobs {jobs}: {out}"
+        );
+    }
+}
+
+#[test]
 fn a_profile_after_the_games_applies_to_them() {
     // A sowing of 8+ stones that skips its origin: right only under
     // skip-origin, which the file names after its games.

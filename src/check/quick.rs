@@ -37,6 +37,22 @@ pub(crate) fn game<H: GameHandler>(
     pass: &Pass,
     handler: &mut H,
 ) -> Quick<Option<GameRead>> {
+    let (read, len) = leading(bytes, pass, handler)?;
+    let mut c = Cursor { bytes, at: len };
+    c.ws();
+    if c.at != bytes.len() {
+        return Err(Unsure);
+    }
+    Ok(read)
+}
+
+/// [`game`] for the game `bytes` start with (more bytes may follow): what
+/// it returns, and the game's length.
+pub(crate) fn leading<H: GameHandler>(
+    bytes: &[u8],
+    pass: &Pass,
+    handler: &mut H,
+) -> Quick<(Option<GameRead>, usize)> {
     let mut c = Cursor { bytes, at: 0 };
     let mut ply = blank_ply();
     c.ws();
@@ -101,19 +117,18 @@ pub(crate) fn game<H: GameHandler>(
             _ => return Err(Unsure),
         }
     }
-    c.ws();
-    if c.at != bytes.len() {
-        return Err(Unsure);
-    }
     if let Pass::Second { .. } = pass {
-        return Ok(None);
+        return Ok((None, c.at));
     }
     match (id, plies_seen) {
-        (Some(id), true) => Ok(Some(GameRead {
-            id,
-            start: start.unwrap_or_else(Position::initial),
-            again,
-        })),
+        (Some(id), true) => Ok((
+            Some(GameRead {
+                id,
+                start: start.unwrap_or_else(Position::initial),
+                again,
+            }),
+            c.at,
+        )),
         _ => Err(Unsure),
     }
 }

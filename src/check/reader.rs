@@ -840,6 +840,31 @@ impl Top {
     /// The next game's index and span; `None` once every game has been
     /// found and the rest of the file read.
     fn next_game(&mut self, out: &mut Vec<u8>) -> Result<Option<(usize, Span, Kept)>, InputError> {
+        let Some(index) = self.game_start()? else {
+            return Ok(None);
+        };
+        let from = out.len();
+        let (span, kept) = match self.scan.value_into(out, SLICE_MAX as usize) {
+            Ok(found) => found,
+            Err(e) => return Err(self.scan_error(&format!("games[{index}]"), e)),
+        };
+        self.passed(index);
+        Ok(Some((index, span, kept.then_some(from..out.len()))))
+    }
+
+    /// The game at `index` has been read: the next one is after it.
+    fn passed(&mut self, index: usize) {
+        if let TopState::Games { deferred, .. } = self.state {
+            self.state = TopState::Games {
+                index: index + 1,
+                deferred,
+            };
+        }
+    }
+
+    /// At the next game, past the comma before it: its index; `None` once
+    /// every game has been found and the rest of the file read.
+    fn game_start(&mut self) -> Result<Option<usize>, InputError> {
         let TopState::Games { index, deferred } = self.state else {
             return Ok(None);
         };
@@ -873,18 +898,7 @@ impl Top {
                 }
                 Ok(None)
             }
-            Some(_) => {
-                let from = out.len();
-                let (span, kept) = match self.scan.value_into(out, SLICE_MAX as usize) {
-                    Ok(found) => found,
-                    Err(e) => return Err(self.scan_error(&format!("games[{index}]"), e)),
-                };
-                self.state = TopState::Games {
-                    index: index + 1,
-                    deferred,
-                };
-                Ok(Some((index, span, kept.then_some(from..out.len()))))
-            }
+            Some(_) => Ok(Some(index)),
         }
     }
 }
@@ -929,6 +943,84 @@ impl Top {
             }
         }
         Ok((!batch.games.is_empty()).then_some(batch))
+    }
+}
+
+/// A game is read where it lies in the scan's buffer when this many bytes
+/// (or the rest of the file) are there: a larger game may not fit, and is
+/// then scanned first.
+const LEADING: usize = 256 * 1024;
+
+/// The outcomes of consecutive games, up to the first bad input.
+type Outcomes<M> = Vec<Result<<M as Mode>::Outcome, InputError>>;
+
+impl Top {
+    /// The outcomes of the next games, checked on this thread as they are
+    /// read: a game of the plain shape where it lies in the scan's buffer,
+    /// with no scan (the quick reader finds its end), any other scanned
+    /// first. Otherwise as [`Self::next_batch`]: as many games, `None`
+    /// once every game has been found, and bad input after some games
+    /// reported at the next call, once they are reported.
+    fn checked_batch<M: Mode>(
+        &mut self,
+        mode: &M,
+        worker: &mut Worker,
+        stop: &AtomicBool,
+    ) -> Result<Option<Outcomes<M>>, InputError> {
+        if let TopState::Noted { .. } = self.state {
+            let batch = self.next_batch(0, Vec::new())?;
+            return Ok(batch.map(|batch| check_batch(mode, worker, &batch, stop)));
+        }
+        if let Some(e) = self.late_error.take() {
+            return Err(e);
+        }
+        let (mut outcomes, mut bytes, mut kept) = (Vec::new(), 0, Vec::new());
+        while outcomes.len() < BATCH_GAMES && bytes < BATCH_BYTES {
+            let found = self.game_start().and_then(|index| {
+                let Some(index) = index else {
+                    return Ok(None);
+                };
+                let window = match self.scan.window(LEADING) {
+                    Ok(window) => window,
+                    Err(e) => return Err(self.io(e)),
+                };
+                if let Some((outcome, len)) = check_leading(mode, &mut worker.memo, index, window) {
+                    self.scan.advance(len);
+                    bytes += len;
+                    return Ok(Some(Ok(outcome)));
+                }
+                kept.clear();
+                let (span, whole) = match self.scan.value_into(&mut kept, SLICE_MAX as usize) {
+                    Ok(found) => found,
+                    Err(e) => return Err(self.scan_error(&format!("games[{index}]"), e)),
+                };
+                bytes += span.len as usize;
+                let at = GameAt {
+                    index,
+                    span,
+                    bytes: whole.then_some(&kept[..]),
+                };
+                Ok(Some(check_game(mode, worker, &at)))
+            });
+            let outcome = match found {
+                Ok(Some(outcome)) => outcome,
+                Ok(None) => break,
+                Err(e) if outcomes.is_empty() => return Err(e),
+                Err(e) => {
+                    self.late_error = Some(e);
+                    break;
+                }
+            };
+            if let TopState::Games { index, .. } = self.state {
+                self.passed(index);
+            }
+            let bad = outcome.is_err();
+            outcomes.push(outcome);
+            if bad || stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        Ok((!outcomes.is_empty()).then_some(outcomes))
     }
 }
 
@@ -1272,17 +1364,25 @@ pub(crate) fn serde_game<H: GameHandler>(
 
 /// Reads a game of the plain shape with [`quick`]; false if it is not.
 fn quick_game<H: GameHandler>(bytes: &[u8], handler: &mut H) -> bool {
-    let Ok(Some(read)) = quick::game(bytes, &Pass::First, handler) else {
-        return false;
+    quick_leading(bytes, handler)
+        .is_some_and(|len| bytes[len..].iter().all(u8::is_ascii_whitespace))
+}
+
+/// Reads the game `bytes` start with, if it has the plain shape; its
+/// length.
+fn quick_leading<H: GameHandler>(bytes: &[u8], handler: &mut H) -> Option<usize> {
+    let Ok((Some(read), len)) = quick::leading(bytes, &Pass::First, handler) else {
+        return None;
     };
     if !read.again {
-        return true;
+        return Some(len);
     }
     let second = Pass::Second {
         id: read.id,
         start: read.start,
     };
-    quick::game(bytes, &second, handler).is_ok()
+    quick::game(&bytes[..len], &second, handler).ok()?;
+    Some(len)
 }
 
 /// A game to check: its index, where it lies, and its bytes when the scan
@@ -1341,10 +1441,41 @@ impl Worker {
     }
 }
 
-/// What is checked in each game, on any thread.
+/// What is checked in each game, on any thread: a handler is given the
+/// game's plies as they are read, then makes the game's outcome.
 trait Mode: Sync {
     type Outcome: Send;
-    fn game(&self, worker: &mut Worker, game: &GameAt<'_>) -> Result<Self::Outcome, InputError>;
+    type Game<'w>: GameHandler
+    where
+        Self: 'w;
+    /// A handler for the next game; `memo` is the thread's own.
+    fn start<'w>(&'w self, memo: &'w mut ReportRules) -> Self::Game<'w>;
+    /// What the game at `index` came to, once read.
+    fn outcome(&self, index: usize, game: Self::Game<'_>) -> Self::Outcome;
+}
+
+/// Reads and checks the game `at` locates.
+fn check_game<M: Mode>(
+    mode: &M,
+    worker: &mut Worker,
+    at: &GameAt<'_>,
+) -> Result<M::Outcome, InputError> {
+    let mut game = mode.start(&mut worker.memo);
+    run_game(&mut worker.reader, at, &mut game)?;
+    Ok(mode.outcome(at.index, game))
+}
+
+/// Checks the game `bytes` start with, the game at `index`, if it has the
+/// plain shape: its outcome and its length.
+fn check_leading<M: Mode>(
+    mode: &M,
+    memo: &mut ReportRules,
+    index: usize,
+    bytes: &[u8],
+) -> Option<(M::Outcome, usize)> {
+    let mut game = mode.start(memo);
+    let len = quick_leading(bytes, &mut game)?;
+    Some((mode.outcome(index, game), len))
 }
 
 /// What is done with the header and the games' outcomes, in file order,
@@ -1376,11 +1507,20 @@ impl Abort {
     }
 }
 
+/// The next games, for the calling thread to hand out or already checked.
+enum Next<M: Mode> {
+    Hand(Batch),
+    Checked(Outcomes<M>),
+}
+
 /// Reads the transcript at `path`, checking its games with `jobs` threads
 /// and giving the outcomes to `consumer` in the file's order.
 ///
-/// The calling thread scans the file for the games and hands them out in
-/// batches, with their bytes; with one job it checks them itself.
+/// The calling thread reads the file. While another thread has fewer than
+/// two batches, it scans the next games and hands them to it as a batch,
+/// with their bytes; otherwise (and always with one job) it checks the
+/// next games itself as it reads them, with no scan for a game of the
+/// plain shape.
 fn drive<C: Consumer>(
     path: &Path,
     source: &str,
@@ -1393,31 +1533,30 @@ fn drive<C: Consumer>(
         Ok(mode) => mode,
         Err(abort) => return abort.into_result(),
     };
+    let stop = AtomicBool::new(false);
     if jobs <= 1 {
         let mut worker = Worker::open(path, source)?;
-        let (mut seq, mut room) = (0, Vec::new());
-        while let Some(batch) = top.next_batch(seq, room)? {
-            seq += 1;
-            for game in batch.games() {
-                let outcome = mode.game(&mut worker, &game)?;
-                if let Err(abort) = consumer.game(&mode, outcome) {
+        while let Some(outcomes) = top.checked_batch(&mode, &mut worker, &stop)? {
+            for outcome in outcomes {
+                if let Err(abort) = consumer.game(&mode, outcome?) {
                     return abort.into_result();
                 }
             }
-            room = batch.bytes;
         }
         return Ok(());
     }
-    // The calling thread scans and checks too (when every other thread
-    // is busy): `jobs` threads in all, on `jobs` cores.
+    // The calling thread checks games too, as it reads them, while every
+    // other thread has batches to check: `jobs` threads in all, on `jobs`
+    // cores.
     let mut own = Worker::open(path, source)?;
     let workers = (1..jobs)
         .map(|_| Worker::open(path, source))
         .collect::<Result<Vec<_>, _>>()?;
     let mode = &mode;
-    let (job_tx, job_rx) = mpsc::sync_channel::<Batch>(jobs);
+    // Each other thread has one batch being checked and one waiting.
+    let ahead = 2 * (jobs - 1);
+    let (job_tx, job_rx) = mpsc::sync_channel::<Batch>(ahead);
     let job_rx = Mutex::new(job_rx);
-    let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
         // Owned here, so that it is dropped (and the threads end) however
         // this closure ends, a panic included.
@@ -1454,20 +1593,44 @@ fn drive<C: Consumer>(
         // Byte buffers of batches done, for the next ones.
         let mut pool: Vec<Vec<u8>> = Vec::new();
         let (mut sent, mut next) = (0, 0);
+        // Batches handed to the other threads and not answered yet.
+        let mut handed = 0;
         let mut scanned = false;
         let mut scan_error = None;
         let mut waiting = BTreeMap::new();
         let result = 'run: loop {
             while !scanned && sent < next + window {
-                match top.next_batch(sent, pool.pop().unwrap_or_default()) {
-                    Ok(Some(batch)) => {
+                while let Ok((seq, outcomes, bytes)) = result_rx.try_recv() {
+                    handed -= 1;
+                    pool.push(bytes);
+                    let outcomes =
+                        outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    waiting.insert(seq, outcomes);
+                }
+                let found = if handed < ahead {
+                    top.next_batch(sent, pool.pop().unwrap_or_default())
+                        .map(|batch| batch.map(Next::<C::Mode>::Hand))
+                } else {
+                    // Every other thread is busy: check the next games
+                    // here, as they are read.
+                    top.checked_batch(mode, &mut own, &stop)
+                        .map(|outcomes| outcomes.map(Next::Checked))
+                };
+                match found {
+                    Ok(Some(Next::Hand(batch))) => {
                         sent += 1;
+                        handed += 1;
                         if let Err(mpsc::TrySendError::Full(batch)) = job_tx.try_send(batch) {
-                            // Every other thread is busy: check it here.
+                            // Not expected (the channel holds `ahead`).
+                            handed -= 1;
                             let outcomes = check_batch(mode, &mut own, &batch, &stop);
                             waiting.insert(batch.seq, outcomes);
                             pool.push(batch.bytes);
                         }
+                    }
+                    Ok(Some(Next::Checked(outcomes))) => {
+                        waiting.insert(sent, outcomes);
+                        sent += 1;
                     }
                     Ok(None) => scanned = true,
                     Err(e) => {
@@ -1488,11 +1651,13 @@ fn drive<C: Consumer>(
                 let (seq, outcomes, bytes) = result_rx
                     .recv()
                     .expect("a worker answers every batch it takes");
+                handed -= 1;
                 pool.push(bytes);
                 let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 waiting.insert(seq, outcomes);
             }
             while let Ok((seq, outcomes, bytes)) = result_rx.try_recv() {
+                handed -= 1;
                 pool.push(bytes);
                 let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 waiting.insert(seq, outcomes);
@@ -1526,7 +1691,7 @@ fn check_batch<M: Mode>(
 ) -> Vec<Result<M::Outcome, InputError>> {
     let mut outcomes = Vec::new();
     for game in batch.games() {
-        let outcome = mode.game(worker, &game);
+        let outcome = check_game(mode, worker, &game);
         let bad = outcome.is_err();
         outcomes.push(outcome);
         if bad || stop.load(Ordering::Relaxed) {
@@ -1557,6 +1722,7 @@ struct MainGame<'a> {
     /// start, when `start` comes after `plies`, is not worth a diagnosis).
     refuted: Option<(Ply, Mismatch)>,
     rules: RuleSet,
+    started: std::time::Instant,
 }
 
 impl MainGame<'_> {
@@ -1598,31 +1764,29 @@ impl GameHandler for MainGame<'_> {
 
 impl Mode for MainMode {
     type Outcome = (UnitResult, RuleSet);
+    type Game<'w> = MainGame<'w>;
 
-    fn game(
-        &self,
-        worker: &mut Worker,
-        at: &GameAt<'_>,
-    ) -> Result<(UnitResult, RuleSet), InputError> {
-        let index = at.index;
-        let mut game = MainGame {
+    fn start<'w>(&'w self, memo: &'w mut ReportRules) -> MainGame<'w> {
+        MainGame {
             mode: self,
-            memo: &mut worker.memo,
+            memo,
             id: String::new(),
             check: GameCheck::new(Position::initial(), self.profile),
             plies: 0,
             refuted: None,
             rules: RuleSet::new(),
-        };
-        let started = std::time::Instant::now();
-        run_game(&mut worker.reader, at, &mut game)?;
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn outcome(&self, index: usize, game: MainGame<'_>) -> (UnitResult, RuleSet) {
         let location = Some(format!("games[{index}]"));
         let mut unit = match game.divergence() {
             None => UnitResult::conforming("game", game.id, location, game.plies),
             Some(d) => UnitResult::diverging("game", game.id, location, game.plies, d),
         };
-        unit.time = started.elapsed().as_secs_f64();
-        Ok((unit, game.rules))
+        unit.time = game.started.elapsed().as_secs_f64();
+        (unit, game.rules)
     }
 }
 
@@ -1847,9 +2011,10 @@ impl GameHandler for ReadingGame<'_> {
 
 impl Mode for ReadingMode {
     type Outcome = Vec<bool>;
+    type Game<'w> = ReadingGame<'w>;
 
-    fn game(&self, worker: &mut Worker, at: &GameAt<'_>) -> Result<Vec<bool>, InputError> {
-        let mut game = ReadingGame {
+    fn start<'w>(&'w self, _: &'w mut ReportRules) -> ReadingGame<'w> {
+        ReadingGame {
             profiles: &self.profiles,
             alive: self
                 .alive
@@ -1858,9 +2023,11 @@ impl Mode for ReadingMode {
                 .collect(),
             ok: vec![true; self.profiles.len()],
             games: Vec::new(),
-        };
-        run_game(&mut worker.reader, at, &mut game)?;
-        Ok(game.ok)
+        }
+    }
+
+    fn outcome(&self, _: usize, game: ReadingGame<'_>) -> Vec<bool> {
+        game.ok
     }
 }
 

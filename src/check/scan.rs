@@ -88,6 +88,8 @@ pub(crate) struct Scanner<R> {
     /// Where the bytes consumed go while a value is recorded
     /// ([`Self::value_into`]).
     record: Option<Recording>,
+    /// A read returned nothing: the input is over.
+    eof: bool,
 }
 
 const BUF: usize = 64 * 1024;
@@ -102,6 +104,7 @@ impl<R: Read> Scanner<R> {
             len: 0,
             at,
             record: None,
+            eof: false,
         }
     }
 
@@ -159,15 +162,54 @@ impl<R: Read> Scanner<R> {
         if self.pos < self.len {
             return Ok(true);
         }
-        self.len = loop {
-            match self.inner.read(&mut self.buf) {
-                Ok(n) => break n,
+        self.pos = 0;
+        self.len = 0;
+        self.read_more()?;
+        Ok(self.len > 0)
+    }
+
+    /// Reads into the free end of the buffer; false at the end of the
+    /// input.
+    fn read_more(&mut self) -> io::Result<bool> {
+        loop {
+            match self.inner.read(&mut self.buf[self.len..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.len += n;
+                    return Ok(true);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
-        };
-        self.pos = 0;
-        Ok(self.len > 0)
+        }
+    }
+
+    /// The bytes from the next one on, at least `want` of them unless the
+    /// input ends first: a value can be read in place, where it lies in
+    /// the buffer (which grows to hold them), then passed with
+    /// [`Self::advance`].
+    pub(crate) fn window(&mut self, want: usize) -> io::Result<&[u8]> {
+        if self.len - self.pos < want && !self.eof {
+            let kept = self.len - self.pos;
+            if self.buf.len() < 2 * want {
+                let mut buf = vec![0; 2 * want].into_boxed_slice();
+                buf[..kept].copy_from_slice(&self.buf[self.pos..self.len]);
+                self.buf = buf;
+            } else {
+                self.buf.copy_within(self.pos..self.len, 0);
+            }
+            (self.pos, self.len) = (0, kept);
+            while self.len < want && self.read_more()? {}
+        }
+        Ok(&self.buf[self.pos..self.len])
+    }
+
+    /// Consumes the first `n` bytes of the last [`Self::window`].
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.consume(n);
     }
 
     /// The next byte, not consumed; `None` at the end.
@@ -205,8 +247,7 @@ impl<R: Read> Scanner<R> {
         Ok(None)
     }
 
-    /// Consumes bytes `buf[pos..pos + n]`, none of them a newline unless
-    /// `newlines`.
+    /// Consumes bytes `buf[pos..pos + n]`, counting their lines.
     fn consume(&mut self, n: usize) {
         self.keep(n);
         let bytes = &self.buf[self.pos..self.pos + n];
@@ -482,6 +523,49 @@ mod tests {
         let (_, kept) = s.value_into(&mut out, 2).unwrap();
         assert!(!kept);
         assert_eq!(&out[6..], b"{\"k\": [1, 2]}");
+    }
+
+    /// Gives at most seven bytes a read, as a pipe may.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(7).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_window_holds_what_was_asked_and_passing_it_keeps_the_place() {
+        let text: Vec<u8> = (0..BUF * 3)
+            .map(|k| if k % 10 == 9 { b'\n' } else { b'x' })
+            .collect();
+        let mut s = Scanner::new(Trickle(&text), start());
+        assert_eq!(s.peek().unwrap(), Some(b'x'));
+        s.bump();
+        // More than the buffer: it grows, keeping the byte not yet passed.
+        let window = s.window(BUF + 100).unwrap();
+        assert!(window.len() >= BUF + 100);
+        assert_eq!(window, &text[1..1 + window.len()]);
+        s.advance(BUF);
+        let at = s.mark();
+        assert_eq!(at.offset, BUF as u64 + 1);
+        let newlines = text[..=BUF].iter().filter(|&&b| b == b'\n').count() as u64;
+        assert_eq!(
+            (at.line, at.column),
+            (newlines + 1, (BUF as u64 + 1) % 10 + 1)
+        );
+        // Fewer bytes than asked for only where the input ends.
+        let window = s.window(10 * BUF).unwrap();
+        assert_eq!(window, &text[BUF + 1..]);
+        let n = window.len();
+        s.advance(n - 1);
+        assert_eq!(s.peek().unwrap(), Some(b'x'));
+        s.bump();
+        assert_eq!(s.peek().unwrap(), None);
+        assert!(s.window(1).unwrap().is_empty());
     }
 
     #[test]
