@@ -103,11 +103,53 @@ fn open(path: &Path, name: &str) -> Result<Guarded<File>, InputError> {
 /// # Errors
 ///
 /// A missing, unreadable or empty file, malformed JSON before `format`, no
-/// `format` field (or one after `games`), or a value other than
-/// `kpe-transcript` and `kpe-engine`.
+/// `format` field, or a value other than `kpe-transcript` and
+/// `kpe-engine`.
 pub fn file_kind(path: &Path) -> Result<FileKind, InputError> {
-    let reader = open(path, &path.display().to_string())?;
-    kind_of(&path.display().to_string(), reader)
+    let source = path.display().to_string();
+    let reader = open(path, &source)?;
+    // The fields before `format` skipped by the structural scan: a header
+    // after the games (sorted keys) costs a scan of them, not a parse.
+    // Anything out of the ordinary is left to the parse below, whose
+    // errors say what is wrong and where.
+    if let Some(kind) = scanned_kind(open(path, &source)?.into_inner()) {
+        return kind_named(&source, &kind);
+    }
+    kind_of(&source, reader)
+}
+
+/// The value of the top-level `format` field, found by scanning the
+/// members before it; `None` where the JSON is not of the plain kind
+/// this expects (an object, a string `format` of at most 4 KiB) or a read
+/// fails.
+fn scanned_kind(file: File) -> Option<String> {
+    let mut scan = Scanner::new(file, FILE_START);
+    if scan.skip_ws().ok()? != Some(b'{') {
+        return None;
+    }
+    scan.bump();
+    loop {
+        if scan.skip_ws().ok()? != Some(b'"') {
+            return None;
+        }
+        let raw = scan.string(64).ok()?;
+        let key: String = serde_json::from_slice(&raw).ok()?;
+        if scan.skip_ws().ok()? != Some(b':') {
+            return None;
+        }
+        scan.bump();
+        scan.skip_ws().ok()?;
+        if key == "format" {
+            let mut value = Vec::new();
+            let (_, kept) = scan.value_into(&mut value, 4096).ok()?;
+            return kept.then(|| serde_json::from_slice(&value).ok())?;
+        }
+        scan.value().ok()?;
+        if scan.skip_ws().ok()? != Some(b',') {
+            return None;
+        }
+        scan.bump();
+    }
 }
 
 /// [`file_kind`] for data already at hand; `source` names it in errors.
@@ -128,7 +170,12 @@ fn kind_of<R: Read>(source: &str, reader: Guarded<R>) -> Result<FileKind, InputE
         (None, Err(e)) => return Err(InputError::from_json(source, e)),
         (None, Ok(())) => unreachable!("the sniffer fails unless it finds `format`"),
     };
-    match value.as_str() {
+    kind_named(source, &value)
+}
+
+/// The kind of file a `format` value names.
+fn kind_named(source: &str, value: &str) -> Result<FileKind, InputError> {
+    match value {
         "kpe-transcript" => Ok(FileKind::Transcript),
         "kpe-engine" => Ok(FileKind::EngineManifest),
         other => Err(InputError::at(
@@ -2052,5 +2099,55 @@ impl Consumer for ReadingPass {
             return Err(Abort::Done);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scanned(text: &str) -> Option<String> {
+        let mut file = tempfile::tempfile().expect("a temporary file");
+        file.write_all(text.as_bytes()).expect("written");
+        file.seek(SeekFrom::Start(0)).expect("rewound");
+        scanned_kind(file)
+    }
+
+    #[test]
+    fn the_format_is_found_by_a_scan_or_left_to_the_parse() {
+        let games = r#"[{"id": "a", "plies": [{"move": "S1", "after": "x\"]}"}]}]"#;
+        for (text, found) in [
+            (
+                format!(
+                    r#"{{"engine": {{"n": "e"}}, "games": {games}, "format": "kpe-transcript"}}"#
+                ),
+                Some("kpe-transcript"),
+            ),
+            (
+                r#" { "form\u0061t" : "kpe-engine" } "#.to_owned(),
+                Some("kpe-engine"),
+            ),
+            (
+                r#"{"a": [1, {"b": "}"}], "format": "x\u0041"}"#.to_owned(),
+                Some("xA"),
+            ),
+            // Left to the parse, which says what is wrong and where.
+            (r#"{"format": 3}"#.to_owned(), None),
+            (r#"[{"format": "kpe-engine"}]"#.to_owned(), None),
+            (r#"{"a": 1 "format": "kpe-engine"}"#.to_owned(), None),
+            (r#"{"a": 1}"#.to_owned(), None),
+            (format!(r#"{{"format": "{}"}}"#, "k".repeat(5000)), None),
+            (String::new(), None),
+        ] {
+            assert_eq!(scanned(&text).as_deref(), found, "{text}");
+            // What the scan finds, the parse finds too.
+            if let Some(found) = found {
+                assert_eq!(
+                    format!("{:?}", kind_named("t", found)),
+                    format!("{:?}", kind_of("t", guarded(text.as_bytes()))),
+                    "{text}"
+                );
+            }
+        }
     }
 }
