@@ -464,6 +464,16 @@ fn bad_input_unknown_format_or_version() {
         ],
     );
     assert_bad_input(br#"{"version": 1}"#, &["missing field `format`"]);
+    // Games before the format: only a transcript has games, so it is read
+    // as one, and its format is checked where it comes.
+    assert_bad_input(
+        br#"{"games": [], "format": "kpe-engine", "version": 1}"#,
+        &[
+            "1:36",
+            "at format",
+            "`kpe-engine`, expected `kpe-transcript`",
+        ],
+    );
     assert_bad_input(
         br#"{"format": "kpe-transcript", "version": 2, "engine": {"name": "t", "version": "1"}, "games": []}"#,
         &["at version", "unsupported transcript version 2"],

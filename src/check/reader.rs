@@ -108,21 +108,33 @@ fn open(path: &Path, name: &str) -> Result<Guarded<File>, InputError> {
 pub fn file_kind(path: &Path) -> Result<FileKind, InputError> {
     let source = path.display().to_string();
     let reader = open(path, &source)?;
-    // The fields before `format` skipped by the structural scan: a header
-    // after the games (sorted keys) costs a scan of them, not a parse.
-    // Anything out of the ordinary is left to the parse below, whose
-    // errors say what is wrong and where.
-    if let Some(kind) = scanned_kind(open(path, &source)?.into_inner()) {
-        return kind_named(&source, &kind);
+    // The fields before `format` skipped by the structural scan, not
+    // parsed; anything out of the ordinary is left to the parse below,
+    // whose errors say what is wrong and where.
+    match scanned_kind(open(path, &source)?.into_inner()) {
+        Some(Scanned::Format(value)) => kind_named(&source, &value),
+        // Only a transcript has games: its reader checks `format`, later
+        // in the file (a header after the games, as with sorted keys, is
+        // found with no scan of the games here).
+        Some(Scanned::Games) => Ok(FileKind::Transcript),
+        None => kind_of(&source, reader),
     }
-    kind_of(&source, reader)
 }
 
-/// The value of the top-level `format` field, found by scanning the
-/// members before it; `None` where the JSON is not of the plain kind
-/// this expects (an object, a string `format` of at most 4 KiB) or a read
-/// fails.
-fn scanned_kind(file: File) -> Option<String> {
+/// What a scan of the top-level members found first.
+#[derive(Debug, PartialEq, Eq)]
+enum Scanned {
+    /// The value of `format`.
+    Format(String),
+    /// A `games` member.
+    Games,
+}
+
+/// The value of the top-level `format` field, or a `games` member before
+/// it, found by scanning the members before them; `None` where the JSON
+/// is not of the plain kind this expects (an object, a string `format` of
+/// at most 4 KiB) or a read fails.
+fn scanned_kind(file: File) -> Option<Scanned> {
     let mut scan = Scanner::new(file, FILE_START);
     if scan.skip_ws().ok()? != Some(b'{') {
         return None;
@@ -139,10 +151,13 @@ fn scanned_kind(file: File) -> Option<String> {
         }
         scan.bump();
         scan.skip_ws().ok()?;
+        if key == "games" {
+            return Some(Scanned::Games);
+        }
         if key == "format" {
             let mut value = Vec::new();
             let (_, kept) = scan.value_into(&mut value, 4096).ok()?;
-            return kept.then(|| serde_json::from_slice(&value).ok())?;
+            return kept.then(|| serde_json::from_slice(&value).ok().map(Scanned::Format))?;
         }
         scan.value().ok()?;
         if scan.skip_ws().ok()? != Some(b',') {
@@ -2106,7 +2121,7 @@ impl Consumer for ReadingPass {
 mod tests {
     use super::*;
 
-    fn scanned(text: &str) -> Option<String> {
+    fn scanned(text: &str) -> Option<Scanned> {
         let mut file = tempfile::tempfile().expect("a temporary file");
         file.write_all(text.as_bytes()).expect("written");
         file.seek(SeekFrom::Start(0)).expect("rewound");
@@ -2116,11 +2131,13 @@ mod tests {
     #[test]
     fn the_format_is_found_by_a_scan_or_left_to_the_parse() {
         let games = r#"[{"id": "a", "plies": [{"move": "S1", "after": "x\"]}"}]}]"#;
+        // Only a transcript has games: its reader checks the format.
+        let text =
+            format!(r#"{{"engine": {{"n": "e"}}, "games": {games}, "format": "kpe-engine"}}"#);
+        assert_eq!(scanned(&text), Some(Scanned::Games));
         for (text, found) in [
             (
-                format!(
-                    r#"{{"engine": {{"n": "e"}}, "games": {games}, "format": "kpe-transcript"}}"#
-                ),
+                format!(r#"{{"engine": {{"n": "e"}}, "a": {games}, "format": "kpe-transcript"}}"#),
                 Some("kpe-transcript"),
             ),
             (
@@ -2139,7 +2156,11 @@ mod tests {
             (format!(r#"{{"format": "{}"}}"#, "k".repeat(5000)), None),
             (String::new(), None),
         ] {
-            assert_eq!(scanned(&text).as_deref(), found, "{text}");
+            assert_eq!(
+                scanned(&text),
+                found.map(|f| Scanned::Format(f.to_owned())),
+                "{text}"
+            );
             // What the scan finds, the parse finds too.
             if let Some(found) = found {
                 assert_eq!(
