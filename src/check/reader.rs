@@ -1707,7 +1707,17 @@ fn drive<C: Consumer>(
             if next == sent && scanned {
                 break scan_error.map_or(Ok(()), |e| Err(CheckError::Input(e)));
             }
-            if !waiting.contains_key(&next) {
+            // A batch no other thread has taken yet (once the games are
+            // all read, say) is checked here rather than waited for. The
+            // lock is held by a thread only while it waits for a batch,
+            // when none is queued.
+            let queued = job_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok());
+            if let Some(batch) = queued {
+                handed -= 1;
+                let outcomes = check_batch(mode, &mut own, &batch, &stop);
+                waiting.insert(batch.seq, outcomes);
+                pool.push(batch.bytes);
+            } else if !waiting.contains_key(&next) {
                 // The next batch to report is another thread's: wait for
                 // any answer (it gives back a buffer, and perhaps `next`).
                 let (seq, outcomes, bytes) = result_rx
