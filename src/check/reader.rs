@@ -1707,11 +1707,16 @@ fn drive<C: Consumer>(
             if next == sent && scanned {
                 break scan_error.map_or(Ok(()), |e| Err(CheckError::Input(e)));
             }
-            // A batch no other thread has taken yet (once the games are
-            // all read, say) is checked here rather than waited for. The
-            // lock is held by a thread only while it waits for a batch,
-            // when none is queued.
-            let queued = job_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok());
+            // Once nothing more can be read (every game read, or as far
+            // ahead as the window allows), a batch no other thread has taken
+            // yet is checked here rather than waited for; before that, the
+            // games still to read are this thread's share. The lock is held
+            // by a thread only while it waits for a batch, when none is
+            // queued.
+            let idle = scanned || sent >= next + window;
+            let queued = idle
+                .then(|| job_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok()))
+                .flatten();
             if let Some(batch) = queued {
                 handed -= 1;
                 let outcomes = check_batch(mode, &mut own, &batch, &stop);
