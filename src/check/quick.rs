@@ -198,33 +198,11 @@ fn read_ply(
                 .replace(super::transcript::fast_notation(c.string()?).ok_or(Unsure)?)
                 .is_some(),
             b"legal" => {
-                if ply.legal.is_some() {
-                    return Err(Unsure);
-                }
-                legal.clear();
-                list(c, |c| {
-                    if legal.len() == MAX_LISTED {
-                        return Err(Unsure);
-                    }
-                    legal.push(pit(c.string()?)?);
-                    Ok(())
-                })?;
-                ply.legal = Some(std::mem::take(legal));
+                listed(c, &mut ply.legal, legal, |c| pit(c.string()?))?;
                 false
             }
             b"captures" => {
-                if ply.captures.is_some() {
-                    return Err(Unsure);
-                }
-                captures.clear();
-                list(c, |c| {
-                    if captures.len() == MAX_LISTED {
-                        return Err(Unsure);
-                    }
-                    captures.push(capture(c)?);
-                    Ok(())
-                })?;
-                ply.captures = Some(std::mem::take(captures));
+                listed(c, &mut ply.captures, captures, capture)?;
                 false
             }
             b"game_over" => ply.game_over.replace(c.boolean()?).is_some(),
@@ -254,6 +232,29 @@ fn read_ply(
     }
     ply.mv = mv.ok_or(Unsure)?;
     ply.after = after.ok_or(Unsure)?;
+    Ok(())
+}
+
+/// A list field of a ply, at most [`MAX_LISTED`] long, into `slot` (empty
+/// unless the field came already), in the room `spare` lends.
+fn listed<'a, T>(
+    c: &mut Cursor<'a>,
+    slot: &mut Option<Vec<T>>,
+    spare: &mut Vec<T>,
+    mut element: impl FnMut(&mut Cursor<'a>) -> Quick<T>,
+) -> Quick<()> {
+    if slot.is_some() {
+        return Err(Unsure);
+    }
+    spare.clear();
+    list(c, |c| {
+        if spare.len() == MAX_LISTED {
+            return Err(Unsure);
+        }
+        spare.push(element(c)?);
+        Ok(())
+    })?;
+    *slot = Some(std::mem::take(spare));
     Ok(())
 }
 

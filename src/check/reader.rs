@@ -107,17 +107,21 @@ fn open(path: &Path, name: &str) -> Result<Guarded<File>, InputError> {
 /// `kpe-engine`.
 pub fn file_kind(path: &Path) -> Result<FileKind, InputError> {
     let source = path.display().to_string();
-    let reader = open(path, &source)?;
+    let mut file = open(path, &source)?.into_inner();
     // The fields before `format` skipped by the structural scan, not
     // parsed; anything out of the ordinary is left to the parse below,
     // whose errors say what is wrong and where.
-    match scanned_kind(open(path, &source)?.into_inner()) {
+    match scanned_kind(&mut file) {
         Some(Scanned::Format(value)) => kind_named(&source, &value),
         // Only a transcript has games: its reader checks `format`, later
         // in the file (a header after the games, as with sorted keys, is
         // found with no scan of the games here).
         Some(Scanned::Games) => Ok(FileKind::Transcript),
-        None => kind_of(&source, reader),
+        None => {
+            file.seek(SeekFrom::Start(0))
+                .map_err(|e| InputError::read(&source, e))?;
+            kind_of(&source, guarded(file))
+        }
     }
 }
 
@@ -134,7 +138,7 @@ enum Scanned {
 /// it, found by scanning the members before them; `None` where the JSON
 /// is not of the plain kind this expects (an object, a string `format` of
 /// at most 4 KiB) or a read fails.
-fn scanned_kind(file: File) -> Option<Scanned> {
+fn scanned_kind(file: impl Read) -> Option<Scanned> {
     let mut scan = Scanner::new(file, FILE_START);
     if scan.skip_ws().ok()? != Some(b'{') {
         return None;
@@ -905,13 +909,24 @@ impl Top {
         let Some(index) = self.game_start()? else {
             return Ok(None);
         };
+        let (span, kept) = self.scanned_game(index, out)?;
+        Ok(Some((index, span, kept)))
+    }
+
+    /// Scans the game at `index` (at its first byte), its bytes appended
+    /// to `out` if it is short enough: its span and where they are.
+    fn scanned_game(
+        &mut self,
+        index: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(Span, Kept), InputError> {
         let from = out.len();
         let (span, kept) = match self.scan.value_into(out, SLICE_MAX as usize) {
             Ok(found) => found,
             Err(e) => return Err(self.scan_error(&format!("games[{index}]"), e)),
         };
         self.passed(index);
-        Ok(Some((index, span, kept.then_some(from..out.len()))))
+        Ok((span, kept.then_some(from..out.len())))
     }
 
     /// The game at `index` has been read: the next one is after it.
@@ -1048,19 +1063,17 @@ impl Top {
                 };
                 if let Some((outcome, len)) = check_leading(mode, &mut worker.memo, index, window) {
                     self.scan.advance(len);
+                    self.passed(index);
                     bytes += len;
                     return Ok(Some(Ok(outcome)));
                 }
                 kept.clear();
-                let (span, whole) = match self.scan.value_into(&mut kept, SLICE_MAX as usize) {
-                    Ok(found) => found,
-                    Err(e) => return Err(self.scan_error(&format!("games[{index}]"), e)),
-                };
+                let (span, range) = self.scanned_game(index, &mut kept)?;
                 bytes += span.len as usize;
                 let at = GameAt {
                     index,
                     span,
-                    bytes: whole.then_some(&kept[..]),
+                    bytes: range.map(|r| &kept[r]),
                 };
                 Ok(Some(check_game(mode, worker, &at)))
             });
@@ -1073,9 +1086,6 @@ impl Top {
                     break;
                 }
             };
-            if let TopState::Games { index, .. } = self.state {
-                self.passed(index);
-            }
             let bad = outcome.is_err();
             outcomes.push(outcome);
             if bad || stop.load(Ordering::Relaxed) {
@@ -1623,7 +1633,7 @@ fn drive<C: Consumer>(
         // Owned here, so that it is dropped (and the threads end) however
         // this closure ends, a panic included.
         let job_tx = job_tx;
-        let (result_tx, result_rx) = mpsc::channel();
+        let (result_tx, result_rx) = mpsc::channel::<Answer<<C::Mode as Mode>::Outcome>>();
         for mut worker in workers {
             let (job_rx, result_tx, stop) = (&job_rx, result_tx.clone(), &stop);
             s.spawn(move || {
@@ -1662,12 +1672,8 @@ fn drive<C: Consumer>(
         let mut waiting = BTreeMap::new();
         let result = 'run: loop {
             while !scanned && sent < next + window {
-                while let Ok((seq, outcomes, bytes)) = result_rx.try_recv() {
-                    handed -= 1;
-                    pool.push(bytes);
-                    let outcomes =
-                        outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    waiting.insert(seq, outcomes);
+                while let Ok(answer) = result_rx.try_recv() {
+                    answered(answer, &mut handed, &mut pool, &mut waiting);
                 }
                 let found = if handed < ahead {
                     top.next_batch(sent, pool.pop().unwrap_or_default())
@@ -1725,19 +1731,13 @@ fn drive<C: Consumer>(
             } else if !waiting.contains_key(&next) {
                 // The next batch to report is another thread's: wait for
                 // any answer (it gives back a buffer, and perhaps `next`).
-                let (seq, outcomes, bytes) = result_rx
+                let answer = result_rx
                     .recv()
                     .expect("a worker answers every batch it takes");
-                handed -= 1;
-                pool.push(bytes);
-                let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                waiting.insert(seq, outcomes);
+                answered(answer, &mut handed, &mut pool, &mut waiting);
             }
-            while let Ok((seq, outcomes, bytes)) = result_rx.try_recv() {
-                handed -= 1;
-                pool.push(bytes);
-                let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                waiting.insert(seq, outcomes);
+            while let Ok(answer) = result_rx.try_recv() {
+                answered(answer, &mut handed, &mut pool, &mut waiting);
             }
             while let Some(outcomes) = waiting.remove(&next) {
                 next += 1;
@@ -1756,6 +1756,29 @@ fn drive<C: Consumer>(
         drop(job_tx);
         result
     })
+}
+
+/// Another thread's answer: the batch's place, its outcomes (or the
+/// thread's panic) and the batch's byte buffer.
+type Answer<O> = (
+    usize,
+    std::thread::Result<Vec<Result<O, InputError>>>,
+    Vec<u8>,
+);
+
+/// Takes in another thread's answer: one batch fewer handed out, its
+/// buffer for the next batch, its outcomes waiting for their turn (a
+/// panic goes on here).
+fn answered<O>(
+    (seq, outcomes, bytes): Answer<O>,
+    handed: &mut usize,
+    pool: &mut Vec<Vec<u8>>,
+    waiting: &mut BTreeMap<usize, Vec<Result<O, InputError>>>,
+) {
+    *handed -= 1;
+    pool.push(bytes);
+    let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    waiting.insert(seq, outcomes);
 }
 
 /// The outcomes of a batch's games, up to the first bad input (or until
