@@ -8,7 +8,7 @@
 //! field (`profile` may follow it, as with sorted keys), the scan reads on
 //! to the end of the object and comes back; when a game's `plies` come
 //! before its `id` or `start`, the game's span is read twice. Games can be
-//! checked by several threads, the report kept in the file's order. Only a
+//! checked by several threads ([`chunks`]), the report kept in the file's order. Only a
 //! few games per thread, the current ply and the results of diverging games
 //! are held.
 
@@ -36,6 +36,8 @@ use super::report::{Divergence, Run, RunKind, Summary, UnitResult};
 use super::rules::{ReportRules, RuleSet};
 use super::scan::{Mark, ScanError, Scanner, Span};
 use super::transcript::{Engine, Ply, TranscriptFormat, VERSION};
+
+mod chunks;
 
 /// Why a check run stopped early.
 #[derive(Debug)]
@@ -381,6 +383,16 @@ impl SpanReader {
             .map_err(|e| InputError::read(&self.source, e))
     }
 
+    /// Reads the `len` bytes from `start` into `out`, or as many as there
+    /// are.
+    fn read_upto(&mut self, start: u64, len: usize, out: &mut Vec<u8>) -> io::Result<()> {
+        self.loaded = None;
+        self.file.seek(SeekFrom::Start(start))?;
+        out.clear();
+        (&mut self.file).take(len as u64).read_to_end(out)?;
+        Ok(())
+    }
+
     /// Takes `bytes` as the bytes of `span`, already read by the scan, so
     /// that parsing it reads nothing from the file.
     fn hold(&mut self, span: &Span, bytes: &[u8]) {
@@ -573,6 +585,9 @@ struct Top {
     noted: Option<Vec<Span>>,
     games_seen: bool,
     state: TopState,
+    /// The scan is at the first byte of game `index` of [`TopState::Games`]
+    /// (the comma before it passed), not read yet.
+    at_game: bool,
     /// Bad input found while filling a batch, reported after it.
     late_error: Option<InputError>,
 }
@@ -602,6 +617,7 @@ impl Top {
             noted: None,
             games_seen: false,
             state: TopState::Members,
+            at_game: false,
             late_error: None,
         })
     }
@@ -929,8 +945,29 @@ impl Top {
         Ok((span, kept.then_some(from..out.len())))
     }
 
+    /// Passes games `index..index + games`, checked elsewhere, unread:
+    /// `len` bytes from the first byte of the first, holding `lines` line
+    /// breaks (`column` being the column after the last), to the first
+    /// byte of the game after them when `at_next`, else to the end of the
+    /// last.
+    fn pass_games(
+        &mut self,
+        index: usize,
+        games: usize,
+        len: u64,
+        lines: u64,
+        column: Option<u64>,
+        at_next: bool,
+    ) -> Result<(), InputError> {
+        self.scan.pass(len, lines, column).map_err(|e| self.io(e))?;
+        self.passed(index + games - 1);
+        self.at_game = at_next;
+        Ok(())
+    }
+
     /// The game at `index` has been read: the next one is after it.
     fn passed(&mut self, index: usize) {
+        self.at_game = false;
         if let TopState::Games { deferred, .. } = self.state {
             self.state = TopState::Games {
                 index: index + 1,
@@ -940,11 +977,15 @@ impl Top {
     }
 
     /// At the next game, past the comma before it: its index; `None` once
-    /// every game has been found and the rest of the file read.
+    /// every game has been found and the rest of the file read. Called
+    /// again before the game is passed, it stays there.
     fn game_start(&mut self) -> Result<Option<usize>, InputError> {
         let TopState::Games { index, deferred } = self.state else {
             return Ok(None);
         };
+        if self.at_game {
+            return Ok(Some(index));
+        }
         let eof = |top: &Top| top.at("games", top.scan.mark(), "EOF while parsing a list");
         let mut next = self.scan.skip_ws().map_err(|e| self.io(e))?;
         if index > 0 {
@@ -975,7 +1016,10 @@ impl Top {
                 }
                 Ok(None)
             }
-            Some(_) => Ok(Some(index)),
+            Some(_) => {
+                self.at_game = true;
+                Ok(Some(index))
+            }
         }
     }
 }
@@ -1057,25 +1101,9 @@ impl Top {
                 let Some(index) = index else {
                     return Ok(None);
                 };
-                let window = match self.scan.window(LEADING) {
-                    Ok(window) => window,
-                    Err(e) => return Err(self.io(e)),
-                };
-                if let Some((outcome, len)) = check_leading(mode, &mut worker.memo, index, window) {
-                    self.scan.advance(len);
-                    self.passed(index);
-                    bytes += len;
-                    return Ok(Some(Ok(outcome)));
-                }
-                kept.clear();
-                let (span, range) = self.scanned_game(index, &mut kept)?;
-                bytes += span.len as usize;
-                let at = GameAt {
-                    index,
-                    span,
-                    bytes: range.map(|r| &kept[r]),
-                };
-                Ok(Some(check_game(mode, worker, &at)))
+                let (outcome, len) = self.checked_game(mode, worker, index, &mut kept)?;
+                bytes += len;
+                Ok(Some(outcome))
             });
             let outcome = match found {
                 Ok(Some(outcome)) => outcome,
@@ -1093,6 +1121,35 @@ impl Top {
             }
         }
         Ok((!outcomes.is_empty()).then_some(outcomes))
+    }
+
+    /// Checks game `index`, the scan at its first byte, on this thread:
+    /// where it lies in the scan's buffer if it has the plain shape, else
+    /// scanned first (its bytes kept in `kept`). Its outcome and length.
+    fn checked_game<M: Mode>(
+        &mut self,
+        mode: &M,
+        worker: &mut Worker,
+        index: usize,
+        kept: &mut Vec<u8>,
+    ) -> Result<(Result<M::Outcome, InputError>, usize), InputError> {
+        let window = match self.scan.window(LEADING) {
+            Ok(window) => window,
+            Err(e) => return Err(self.io(e)),
+        };
+        if let Some((outcome, len)) = check_leading(mode, &mut worker.memo, index, window) {
+            self.scan.advance(len);
+            self.passed(index);
+            return Ok((Ok(outcome), len));
+        }
+        kept.clear();
+        let (span, range) = self.scanned_game(index, kept)?;
+        let at = GameAt {
+            index,
+            span,
+            bytes: range.map(|r| &kept[r]),
+        };
+        Ok((check_game(mode, worker, &at), span.len as usize))
     }
 }
 
@@ -1524,6 +1581,8 @@ trait Mode: Sync {
     fn start<'w>(&'w self, memo: &'w mut ReportRules) -> Self::Game<'w>;
     /// What the game at `index` came to, once read.
     fn outcome(&self, index: usize, game: Self::Game<'_>) -> Self::Outcome;
+    /// `outcome`, made for some index, made for game `index`.
+    fn renumber(&self, outcome: &mut Self::Outcome, index: usize);
 }
 
 /// Reads and checks the game `at` locates.
@@ -1588,22 +1647,35 @@ enum Next<M: Mode> {
 /// Reads the transcript at `path`, checking its games with `jobs` threads
 /// and giving the outcomes to `consumer` in the file's order.
 ///
-/// The calling thread reads the file. While another thread has fewer than
-/// two batches, it scans the next games and hands them to it as a batch,
-/// with their bytes; otherwise (and always with one job) it checks the
-/// next games itself as it reads them, with no scan for a game of the
-/// plain shape.
+/// With one job the calling thread checks each game as it reads it, with
+/// no scan for a game of the plain shape. With more, the games are found
+/// and checked in parallel in pieces of the file ([`chunks`]); for a file
+/// where that does not pay (most games not of the plain shape, or the
+/// header after the games), the calling thread scans games and hands
+/// them out in batches ([`drive_batches`]).
 fn drive<C: Consumer>(
     path: &Path,
     source: &str,
     jobs: usize,
     consumer: &mut C,
 ) -> Result<(), CheckError> {
+    drive_with(path, source, jobs, chunks::Chunking::FILE, consumer).map(|_| ())
+}
+
+/// [`drive`], the file cut into pieces as `chunking` says: how the pieces
+/// went.
+fn drive_with<C: Consumer>(
+    path: &Path,
+    source: &str,
+    jobs: usize,
+    chunking: chunks::Chunking,
+    consumer: &mut C,
+) -> Result<chunks::Tally, CheckError> {
     let mut top = Top::open(path, source)?;
     let header = top.header()?;
     let mode = match consumer.header(header) {
         Ok(mode) => mode,
-        Err(abort) => return abort.into_result(),
+        Err(abort) => return abort.into_result().map(|()| chunks::Tally::default()),
     };
     let stop = AtomicBool::new(false);
     if jobs <= 1 {
@@ -1611,12 +1683,41 @@ fn drive<C: Consumer>(
         while let Some(outcomes) = top.checked_batch(&mode, &mut worker, &stop)? {
             for outcome in outcomes {
                 if let Err(abort) = consumer.game(&mode, outcome?) {
-                    return abort.into_result();
+                    return abort.into_result().map(|()| chunks::Tally::default());
                 }
             }
         }
-        return Ok(());
+        return Ok(chunks::Tally::default());
     }
+    let mut tally = chunks::Tally::default();
+    if let TopState::Games { .. } = top.state {
+        let run = chunks::Run {
+            path,
+            source,
+            jobs,
+            chunking,
+        };
+        if run.drive(&mut top, &mode, consumer, &mut tally)? == chunks::Flow::Done {
+            return Ok(tally);
+        }
+    }
+    drive_batches(&mut top, &mode, path, source, jobs, consumer)?;
+    Ok(tally)
+}
+
+/// Checks the rest of the games with `jobs` threads: while another thread
+/// has fewer than two batches, the calling thread scans the next games
+/// and hands them to it as a batch, with their bytes; otherwise it checks
+/// the next games itself as it reads them.
+fn drive_batches<C: Consumer>(
+    top: &mut Top,
+    mode: &C::Mode,
+    path: &Path,
+    source: &str,
+    jobs: usize,
+    consumer: &mut C,
+) -> Result<(), CheckError> {
+    let stop = AtomicBool::new(false);
     // The calling thread checks games too, as it reads them, while every
     // other thread has batches to check: `jobs` threads in all, on `jobs`
     // cores.
@@ -1624,7 +1725,6 @@ fn drive<C: Consumer>(
     let workers = (1..jobs)
         .map(|_| Worker::open(path, source))
         .collect::<Result<Vec<_>, _>>()?;
-    let mode = &mode;
     // Each other thread has one batch being checked and one waiting.
     let ahead = 2 * (jobs - 1);
     let (job_tx, job_rx) = mpsc::sync_channel::<Batch>(ahead);
@@ -1880,7 +1980,7 @@ impl Mode for MainMode {
     }
 
     fn outcome(&self, index: usize, game: MainGame<'_>) -> (UnitResult, RuleSet) {
-        let location = Some(format!("games[{index}]"));
+        let location = Some(game_location(index));
         let mut unit = match game.divergence() {
             None => UnitResult::conforming("game", game.id, location, game.plies),
             Some(d) => UnitResult::diverging("game", game.id, location, game.plies, d),
@@ -1888,6 +1988,15 @@ impl Mode for MainMode {
         unit.time = game.started.elapsed().as_secs_f64();
         (unit, game.rules)
     }
+
+    fn renumber(&self, (unit, _): &mut (UnitResult, RuleSet), index: usize) {
+        unit.location = Some(game_location(index));
+    }
+}
+
+/// Where game `index` is in the file, as reports name it.
+fn game_location(index: usize) -> String {
+    format!("games[{index}]")
 }
 
 struct MainPass<'a> {
@@ -2129,6 +2238,8 @@ impl Mode for ReadingMode {
     fn outcome(&self, _: usize, game: ReadingGame<'_>) -> Vec<bool> {
         game.ok
     }
+
+    fn renumber(&self, _: &mut Vec<bool>, _: usize) {}
 }
 
 impl Consumer for ReadingPass {

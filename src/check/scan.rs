@@ -9,7 +9,7 @@
 //! is checked by the JSON parser when it is read from its span, so the
 //! errors are serde_json's, at the right line and column.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 /// Where a JSON value lies in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,16 +193,20 @@ impl<R: Read> Scanner<R> {
     /// [`Self::advance`].
     pub(crate) fn window(&mut self, want: usize) -> io::Result<&[u8]> {
         if self.len - self.pos < want && !self.eof {
-            let kept = self.len - self.pos;
-            if self.buf.len() < 2 * want {
-                let mut buf = vec![0; 2 * want].into_boxed_slice();
-                buf[..kept].copy_from_slice(&self.buf[self.pos..self.len]);
-                self.buf = buf;
-            } else {
-                self.buf.copy_within(self.pos..self.len, 0);
+            if self.buf.len() - self.pos < want {
+                // No room after the place: the bytes kept move to the
+                // front, of a larger buffer if need be.
+                let kept = self.len - self.pos;
+                if self.buf.len() < 2 * want {
+                    let mut buf = vec![0; 2 * want].into_boxed_slice();
+                    buf[..kept].copy_from_slice(&self.buf[self.pos..self.len]);
+                    self.buf = buf;
+                } else {
+                    self.buf.copy_within(self.pos..self.len, 0);
+                }
+                (self.pos, self.len) = (0, kept);
             }
-            (self.pos, self.len) = (0, kept);
-            while self.len < want && self.read_more()? {}
+            while self.len - self.pos < want && self.read_more()? {}
         }
         Ok(&self.buf[self.pos..self.len])
     }
@@ -395,6 +399,32 @@ impl<R: Read> Scanner<R> {
             }
         }
         // Unterminated: the parser of the value says so, where.
+        Ok(())
+    }
+}
+
+impl<R: Read + Seek> Scanner<R> {
+    /// Passes the next `n` bytes, known to hold `lines` line breaks and to
+    /// end at `column` if they hold any: consumed if they are in the
+    /// buffer, else not read at all.
+    pub(crate) fn pass(&mut self, n: u64, lines: u64, column: Option<u64>) -> io::Result<()> {
+        debug_assert!(self.record.is_none(), "a recording sees every byte");
+        if let Ok(buffered) = usize::try_from(n)
+            && buffered <= self.len - self.pos
+        {
+            self.consume(buffered);
+            return Ok(());
+        }
+        self.at.offset += n;
+        match column {
+            None => self.at.column += n,
+            Some(column) => {
+                self.at.line += lines;
+                self.at.column = column;
+            }
+        }
+        (self.pos, self.len, self.eof) = (0, 0, false);
+        self.inner.seek(SeekFrom::Start(self.at.offset))?;
         Ok(())
     }
 }
