@@ -2,6 +2,7 @@
 //! what the engine claimed.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::board::Pit;
@@ -164,7 +165,8 @@ impl History {
         self.left.len()
     }
 
-    fn push(&mut self, mv: Pit, next: Position) {
+    /// Moves on to `next` by `mv`; whether `next` occurred earlier.
+    fn push(&mut self, mv: Pit, next: Position) -> bool {
         let same_stretch = next.captured(crate::Player::South)
             == self.start.captured(crate::Player::South)
             && next.captured(crate::Player::North) == self.start.captured(crate::Player::North)
@@ -173,17 +175,31 @@ impl History {
                     .iter()
                     .all(|&p| next.has_used(p) == self.start.has_used(p))
             });
-        if same_stretch {
+        let seen = if same_stretch {
             self.left.insert(self.current, Some(mv));
-            self.left.entry(next).or_insert(None);
+            match self.left.entry(next) {
+                Entry::Occupied(_) => true,
+                Entry::Vacant(place) => {
+                    place.insert(None);
+                    false
+                }
+            }
         } else {
-            // A new stretch; the map keeps its room (no allocation per
-            // capture).
-            self.left.clear();
-            self.left.insert(next, None);
-            self.start = next;
-        }
+            // A new stretch, which no earlier position is in; the map keeps
+            // its room (no allocation per capture).
+            self.restart(next);
+            false
+        };
         self.current = next;
+        seen
+    }
+
+    /// A new stretch from `start`.
+    fn restart(&mut self, start: Position) {
+        self.left.clear();
+        self.left.insert(start, None);
+        self.start = start;
+        self.current = start;
     }
 
     /// The moves from `from`, a position of the stretch, to the current
@@ -222,16 +238,31 @@ pub(crate) struct GameCheck {
     /// Whether `position` had occurred earlier in the game.
     pub(crate) repeated: bool,
     pub(crate) history: History,
+    /// How the game stands now under its own profile: the last move's
+    /// report says it, so it is not worked out again for the next move.
+    end: Option<End>,
 }
 
 impl GameCheck {
     pub(crate) fn new(start: Position, profile: Profile) -> GameCheck {
-        GameCheck {
+        let mut check = GameCheck {
             profile,
             position: start,
             repeated: false,
             history: History::new(start),
-        }
+            end: None,
+        };
+        check.end = check.end_now(profile);
+        check
+    }
+
+    /// The same check of a new game from `start`, keeping the room the
+    /// history took.
+    pub(crate) fn restart(&mut self, start: Position) {
+        self.position = start;
+        self.repeated = false;
+        self.history.restart(start);
+        self.end = self.end_now(self.profile);
     }
 
     /// The rules' answer to `mv` now under the game's own profile; the legal
@@ -246,6 +277,14 @@ impl GameCheck {
 
     /// How the game stands now under `profile`: over or not, and why.
     pub(crate) fn end_under(&self, profile: Profile) -> Option<End> {
+        if profile == self.profile {
+            return self.end;
+        }
+        self.end_now(profile)
+    }
+
+    /// [`Self::end_under`], worked out from the position and the history.
+    fn end_now(&self, profile: Profile) -> Option<End> {
         let reason = rules::game_over(&self.position, profile).or_else(|| {
             // END-3 (I5): the first recurrence ends the game.
             (self.repeated && profile.has(Switch::EndOnRepetition)).then_some(EndReason::Repetition)
@@ -307,9 +346,11 @@ impl GameCheck {
         let Ok((next, report)) = result else {
             unreachable!("a refused move is a mismatch")
         };
-        self.repeated = self.history.contains(&next);
-        self.history.push(claim.mv, next);
+        self.repeated = self.history.push(claim.mv, next);
         self.position = next;
+        // The report's end is `end_now` at `next`: the rules' end or, for
+        // END-3, the first recurrence (`answer_under`).
+        self.end = report.end;
         Ok(report)
     }
 }

@@ -1941,7 +1941,7 @@ impl MainGame<'_> {
 impl GameHandler for MainGame<'_> {
     fn begin(&mut self, id: &str, start: Position) {
         self.id = id.to_owned();
-        self.check = GameCheck::new(start, self.mode.profile);
+        self.check.restart(start);
         self.plies = 0;
         self.refuted = None;
         self.rules = RuleSet::new();

@@ -195,10 +195,12 @@ impl<R: Read> Scanner<R> {
         if self.len - self.pos < want && !self.eof {
             if self.buf.len() - self.pos < want {
                 // No room after the place: the bytes kept move to the
-                // front, of a larger buffer if need be.
+                // front, of a larger buffer if need be (four times `want`,
+                // so that they move at most once for every three times
+                // `want` passed).
                 let kept = self.len - self.pos;
                 if self.buf.len() < 2 * want {
-                    let mut buf = vec![0; 2 * want].into_boxed_slice();
+                    let mut buf = vec![0; 4 * want].into_boxed_slice();
                     buf[..kept].copy_from_slice(&self.buf[self.pos..self.len]);
                     self.buf = buf;
                 } else {
