@@ -368,10 +368,13 @@ fn check_piece<M: Mode>(
 ) -> Found<M::Outcome> {
     let mut found = Found::new();
     let piece = &bytes[..len.min(bytes.len())];
-    let Some((mut at, mut game)) = memchr::memchr_iter(b'{', piece).find_map(|at| {
-        check_leading(mode, memo, 0, &bytes[at..])
-            .map(|(outcome, game)| (at, (Some(outcome), game)))
-    }) else {
+    let Some((mut at, mut game)) = memchr::memchr_iter(b'{', piece)
+        .filter(|&at| opens_a_game(&bytes[at..]))
+        .find_map(|at| {
+            check_leading(mode, memo, 0, &bytes[at..])
+                .map(|(outcome, game)| (at, (Some(outcome), game)))
+        })
+    else {
         return found;
     };
     loop {
@@ -427,6 +430,18 @@ fn check_piece<M: Mode>(
         }
     }
     found
+}
+
+/// Whether `bytes` (at a `{`) start an object whose first member is named
+/// as a game's can be: a quick test that passes over a ply's `{` without
+/// starting to read a game there.
+fn opens_a_game(bytes: &[u8]) -> bool {
+    let key = after_ws(bytes, 1);
+    let name = bytes.get(key + 1..).unwrap_or_default();
+    bytes.get(key) == Some(&b'"')
+        && [&b"id\""[..], b"start\"", b"plies\""]
+            .iter()
+            .any(|n| name.starts_with(n))
 }
 
 /// Where the JSON whitespace from `at` on ends.
