@@ -20,8 +20,9 @@ use std::io;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kpe::Profile;
 use kpe::check::{InputError, Options, Run, Sink, Summary, UnitResult, check_transcript_file_with};
-use serde::de::IgnoredAny;
-
+#[path = "common/parse_only.rs"]
+mod parse_only;
+use parse_only::parse_only;
 #[path = "common/transcript.rs"]
 mod transcript;
 use transcript::transcript;
@@ -66,11 +67,7 @@ fn bench_check(c: &mut Criterion) {
             text.len() as f64 / plies as f64
         );
         group.bench_function(format!("{shape} {profile} parse-only"), |b| {
-            b.iter(|| {
-                let file = std::fs::File::open(black_box(&path)).expect("the transcript");
-                let mut de = serde_json::Deserializer::from_reader(io::BufReader::new(file));
-                serde::Deserialize::deserialize(&mut de).map(|IgnoredAny| ())
-            });
+            b.iter(|| parse_only(black_box(&path)).expect("well-formed JSON"));
         });
         for jobs in [1, 2] {
             group.bench_function(format!("{shape} {profile} jobs {jobs}"), |b| {

@@ -601,6 +601,53 @@ mod tests {
     }
 
     #[test]
+    fn bytes_passed_unread_leave_the_place_they_would_read() {
+        // Lines of 7 bytes, and a stretch on one line.
+        let mut text: Vec<u8> = (0..BUF * 3)
+            .map(|k| {
+                if k % 7 == 6 {
+                    b'\n'
+                } else {
+                    b'a' + (k % 26) as u8
+                }
+            })
+            .collect();
+        text.extend(b"0123456789".repeat(BUF / 10));
+        let counts = |bytes: &[u8]| {
+            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+            let column = memchr::memrchr(b'\n', bytes).map(|last| (bytes.len() - last) as u64);
+            (lines, column)
+        };
+        let mut read = Scanner::new(io::Cursor::new(&text), start());
+        let mut passed = Scanner::new(io::Cursor::new(&text), start());
+        let mut at = 0;
+        // Within the buffer, past it, from an empty one, to the end.
+        for n in [
+            3,
+            10,
+            BUF * 2,
+            5,
+            BUF / 2 + 3,
+            text.len() - BUF * 3 - BUF / 2 - 21,
+        ] {
+            for _ in 0..n {
+                read.peek().unwrap();
+                read.bump();
+            }
+            let (lines, column) = counts(&text[at..at + n]);
+            passed.pass(n as u64, lines, column).unwrap();
+            at += n;
+            assert_eq!(passed.mark(), read.mark(), "after {at} bytes");
+            assert_eq!(passed.peek().unwrap(), Some(text[at]), "after {at} bytes");
+        }
+        let rest = text.len() - at;
+        passed
+            .pass(rest as u64, counts(&text[at..]).0, None)
+            .unwrap();
+        assert_eq!(passed.peek().unwrap(), None);
+    }
+
+    #[test]
     fn a_value_cannot_start_with_a_delimiter() {
         let mut s = Scanner::new(&b",1"[..], start());
         let Err(ScanError::Syntax { at, message }) = s.value() else {
