@@ -10,8 +10,6 @@ use serde::de::IgnoredAny;
 /// Reads the JSON file at `path` through, keeping nothing.
 pub fn parse_only(path: &Path) -> io::Result<()> {
     let file = std::fs::File::open(path)?;
-    let mut de = serde_json::Deserializer::from_reader(io::BufReader::new(file));
-    let IgnoredAny = serde::Deserialize::deserialize(&mut de)?;
-    de.end()?;
+    let IgnoredAny = serde_json::from_reader(io::BufReader::new(file))?;
     Ok(())
 }
