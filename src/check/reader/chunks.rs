@@ -544,12 +544,13 @@ mod tests {
     }
 
     /// Games of all lengths: some diverge, one in seven has an escape in
-    /// its id (not the plain shape), one is long; on one line or several.
-    fn games() -> Vec<String> {
+    /// its id (not the plain shape) if `escapes`, one is long; on one line
+    /// or several.
+    fn games(escapes: bool) -> Vec<String> {
         let mut seed = 0x9e37_79b9_7f4a_7c15;
         (0..80)
             .map(|g| {
-                let id = if g % 7 == 3 {
+                let id = if escapes && g % 7 == 3 {
                     format!("\\u0067{g}")
                 } else {
                     format!("g{g}")
@@ -578,7 +579,7 @@ mod tests {
 
     #[test]
     fn pieces_give_the_report_one_job_gives() {
-        let games = games();
+        let games = games(true);
         for sep in [",\n", ",", " ,\r\n\t"] {
             let text = transcript(&games, sep);
             let (expected, ended, _) = check(&text, 1, Chunking::FILE);
@@ -605,9 +606,16 @@ mod tests {
 
     #[test]
     fn bad_input_is_found_where_one_job_finds_it() {
-        let games = games();
-        let good = transcript(&games, ",\n");
-        let k = games.len() / 2;
+        for escapes in [true, false] {
+            bad_input_found_where_one_job_finds_it(&games(escapes));
+        }
+    }
+
+    fn bad_input_found_where_one_job_finds_it(games: &[String]) {
+        let good = transcript(games, ",\n");
+        // After a game on several lines, past the reader's first buffer.
+        let k = games.len() / 2 + 1;
+        assert!(games[k - 1].contains('\n') && good.len() > 2 * 64 * 1024);
         let mut bad: Vec<String> = vec![
             // A missing comma, a trailing one, something between games.
             transcript(&[games[..k].join(",\n"), games[k..].join(",\n")], "\n"),
@@ -633,6 +641,63 @@ mod tests {
                 assert_eq!(found, ended, "{at}");
                 pretty_assertions::assert_eq!(units, expected, "{at}");
             }
+        }
+    }
+
+    /// What an edit may put into a transcript.
+    const SPICE: [&str; 14] = [
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"",
+        " ",
+        "\n",
+        "\\u0041",
+        "0",
+        "\"id\"",
+        "\"plies\"",
+        r#"{"id": "x", "plies": []}"#,
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn pieces_of_any_size_agree_with_one_job_on_edited_files(
+            len in 1usize..20_000,
+            tail in 0usize..20_000,
+            edits in proptest::collection::vec(
+                (proptest::prelude::any::<proptest::sample::Index>(), 0..3u8, 0..SPICE.len()),
+                0..4,
+            ),
+        ) {
+            // Past the reader's first buffer (64 KiB), so that games are
+            // passed unread.
+            let mut seed = 11;
+            let games: Vec<String> = (0..40)
+                .map(|g| game(&mut seed, &format!("g{g}"), 20 + g, g % 2 == 0, (g == 7).then_some(3)))
+                .collect();
+            let mut text = transcript(&games, ",\n").into_bytes();
+            for (at, how, spice) in edits {
+                let at = at.index(text.len() + 1);
+                let spice = SPICE[spice].as_bytes();
+                match how {
+                    0 => { text.splice(at..at, spice.iter().copied()); }
+                    1 if at < text.len() => { text.remove(at); }
+                    _ => {
+                        let end = (at + spice.len()).min(text.len());
+                        text.splice(at..end, spice.iter().copied());
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&text);
+            let (expected, ended, _) = check(&text, 1, Chunking::FILE);
+            let (units, found, _) = check(&text, 2, Chunking { len, tail });
+            proptest::prop_assert_eq!(found, ended);
+            proptest::prop_assert_eq!(units, expected);
         }
     }
 
