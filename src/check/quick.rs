@@ -428,7 +428,7 @@ impl<'a> Cursor<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use proptest::prelude::*;
 
     use super::*;
@@ -565,7 +565,7 @@ mod tests {
     }
 
     /// Bytes that make JSON interesting when put anywhere.
-    const SPICE: &[&str] = &[
+    pub(crate) const SPICE: &[&str] = &[
         "\"",
         "\\",
         "{",
@@ -604,6 +604,36 @@ mod tests {
         "\\\"",
     ];
 
+    /// An edit: where, how (put in, take out a byte, put over) and which
+    /// of [`SPICE`].
+    pub(crate) type Edit = (prop::sample::Index, u8, usize);
+
+    /// Edits for a property test.
+    pub(crate) fn edits() -> impl Strategy<Value = Vec<Edit>> {
+        proptest::collection::vec((any::<prop::sample::Index>(), 0..3u8, 0..SPICE.len()), 0..4)
+    }
+
+    /// `text` with `edits` made.
+    pub(crate) fn edited(mut text: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
+        for (at, how, spice) in edits {
+            let at = at.index(text.len() + 1);
+            let spice = SPICE[*spice].as_bytes();
+            match how {
+                0 => {
+                    text.splice(at..at, spice.iter().copied());
+                }
+                1 if at < text.len() => {
+                    text.remove(at);
+                }
+                _ => {
+                    let end = (at + spice.len()).min(text.len());
+                    text.splice(at..end, spice.iter().copied());
+                }
+            }
+        }
+        text
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -612,18 +642,9 @@ mod tests {
             seed in 1u64..1000,
             plies in 0usize..12,
             start_last in any::<bool>(),
-            edits in proptest::collection::vec((any::<prop::sample::Index>(), 0..3u8, 0..SPICE.len()), 0..4),
+            edits in edits(),
         ) {
-            let mut text = game_text(seed, plies, start_last).into_bytes();
-            for (at, how, spice) in edits {
-                let at = at.index(text.len() + 1);
-                let spice = SPICE[spice].as_bytes();
-                match how {
-                    0 => { text.splice(at..at, spice.iter().copied()); }
-                    1 if at < text.len() => { text.remove(at); }
-                    _ => { let end = (at + spice.len()).min(text.len()); text.splice(at..end, spice.iter().copied()); }
-                }
-            }
+            let text = edited(game_text(seed, plies, start_last).into_bytes(), &edits);
             agree(&text)?;
         }
     }

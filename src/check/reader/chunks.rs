@@ -459,6 +459,7 @@ mod tests {
 
     use super::super::{Abort, Header, MainMode, drive_with};
     use super::*;
+    use crate::check::quick::tests::{edited, edits};
     use crate::check::report::UnitResult;
     use crate::check::rules::RuleSet;
     use crate::{Game, Position, Profile};
@@ -644,24 +645,6 @@ mod tests {
         }
     }
 
-    /// What an edit may put into a transcript.
-    const SPICE: [&str; 14] = [
-        "{",
-        "}",
-        "[",
-        "]",
-        ",",
-        ":",
-        "\"",
-        " ",
-        "\n",
-        "\\u0041",
-        "0",
-        "\"id\"",
-        "\"plies\"",
-        r#"{"id": "x", "plies": []}"#,
-    ];
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
 
@@ -669,10 +652,7 @@ mod tests {
         fn pieces_of_any_size_agree_with_one_job_on_edited_files(
             len in 1usize..20_000,
             tail in 0usize..20_000,
-            edits in proptest::collection::vec(
-                (proptest::prelude::any::<proptest::sample::Index>(), 0..3u8, 0..SPICE.len()),
-                0..4,
-            ),
+            edits in edits(),
         ) {
             // Past the reader's first buffer (64 KiB), so that games are
             // passed unread.
@@ -680,19 +660,7 @@ mod tests {
             let games: Vec<String> = (0..40)
                 .map(|g| game(&mut seed, &format!("g{g}"), 20 + g, g % 2 == 0, (g == 7).then_some(3)))
                 .collect();
-            let mut text = transcript(&games, ",\n").into_bytes();
-            for (at, how, spice) in edits {
-                let at = at.index(text.len() + 1);
-                let spice = SPICE[spice].as_bytes();
-                match how {
-                    0 => { text.splice(at..at, spice.iter().copied()); }
-                    1 if at < text.len() => { text.remove(at); }
-                    _ => {
-                        let end = (at + spice.len()).min(text.len());
-                        text.splice(at..end, spice.iter().copied());
-                    }
-                }
-            }
+            let text = edited(transcript(&games, ",\n").into_bytes(), &edits);
             let text = String::from_utf8_lossy(&text);
             let (expected, ended, _) = check(&text, 1, Chunking::FILE);
             let (units, found, _) = check(&text, 2, Chunking { len, tail });
