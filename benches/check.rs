@@ -6,8 +6,8 @@
 //! moves and captures (and the end where there is one), about 170 bytes a
 //! ply; `minimal`, only the move and the position, about 65 bytes a ply.
 //!
-//! Each shape is measured four ways, all in plies a second (the bytes per
-//! ply are printed first, to read them as MB/s):
+//! Each shape is measured three ways, each in plies and in bytes (MB/s)
+//! a second:
 //! - `parse-only`: serde_json reading the file into `IgnoredAny`, the
 //!   floor of any checking (issue 11: checking should cost at most 1.5x
 //!   this, and at least 2 million plies a second on one core);
@@ -60,7 +60,10 @@ fn bench_check(c: &mut Criterion) {
         let shape = if full { "full" } else { "minimal" };
         let path = dir.path().join(format!("{shape}-{profile}.json"));
         std::fs::write(&path, &text).expect("the transcript is written");
-        group.throughput(Throughput::Elements(plies));
+        group.throughput(Throughput::ElementsAndBytes {
+            elements: plies,
+            bytes: text.len() as u64,
+        });
         eprintln!(
             "{shape} {profile}: {} bytes, {plies} plies, {:.0} bytes a ply",
             text.len(),
