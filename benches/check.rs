@@ -3,8 +3,8 @@
 //! The transcript is made from random legal games played by the reference
 //! rules, written to a temporary file, and checked the way `kpe-check FILE`
 //! checks it. Two shapes: `full`, every ply claiming its position, legal
-//! moves and captures (and the end where there is one), about 170 bytes a
-//! ply; `minimal`, only the move and the position, about 65 bytes a ply.
+//! moves and captures (and the end where there is one), about 100 bytes a
+//! ply; `minimal`, only the move and the position, about 60 bytes a ply.
 //!
 //! Each shape is measured three ways, each in plies and in bytes (MB/s)
 //! a second:
