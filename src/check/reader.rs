@@ -8,9 +8,9 @@
 //! field (`profile` may follow it, as with sorted keys), the scan reads on
 //! to the end of the object and comes back; when a game's `plies` come
 //! before its `id` or `start`, the game's span is read twice. Games can be
-//! checked by several threads ([`chunks`]), the report kept in the file's order. Only a
-//! few games per thread, the current ply and the results of diverging games
-//! are held.
+//! checked by several threads ([`chunks`]), the report kept in the file's
+//! order. Only a few games per thread, the current ply and the results of
+//! diverging games are held.
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -320,8 +320,8 @@ impl<O: Send> Reading<O> {
             if at >= end {
                 return Ok(false);
             }
-            // Stretches the reading went past (a game read here was longer
-            // than the piece thought) are of no use.
+            // Stretches behind the reading are of no use (a game of another
+            // shape, which it read itself).
             let found_at = |s: &Stretch<O>| piece + s.start as u64;
             while found.front().is_some_and(|s| found_at(s) < at) {
                 found.pop_front();
