@@ -343,6 +343,13 @@ struct Cursor<'a> {
     at: usize,
 }
 
+/// Where the JSON whitespace from `at` on ends in `bytes`.
+pub(crate) fn after_ws(bytes: &[u8], at: usize) -> usize {
+    let mut c = Cursor { bytes, at };
+    c.ws();
+    c.at
+}
+
 impl<'a> Cursor<'a> {
     #[inline]
     fn peek(&self) -> Option<u8> {

@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
 
 use super::{CheckError, Consumer, FILE_START, Mode, Top, Worker, check_leading};
+use crate::check::quick::after_ws;
 use crate::check::rules::ReportRules;
 use crate::check::scan::Scanner;
 
@@ -442,15 +443,6 @@ fn opens_a_game(bytes: &[u8]) -> bool {
         && [&b"id\""[..], b"start\"", b"plies\""]
             .iter()
             .any(|n| name.starts_with(n))
-}
-
-/// Where the JSON whitespace from `at` on ends.
-fn after_ws(bytes: &[u8], at: usize) -> usize {
-    let rest = bytes.get(at..).unwrap_or_default();
-    at + rest
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
-        .unwrap_or(rest.len())
 }
 
 #[cfg(test)]
