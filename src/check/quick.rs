@@ -16,7 +16,7 @@ use crate::report::Capture;
 
 use super::reader::{GameHandler, GameRead, NoGame, Pass};
 use super::scan::first_special;
-use super::transcript::{MAX_LISTED, Notation, Ply};
+use super::transcript::{MAX_LISTED, Notation, Ply, notation_at};
 
 /// Why the quick reader gave up: the game is for serde to read.
 #[derive(Debug, PartialEq, Eq)]
@@ -191,22 +191,20 @@ fn read_ply(
     ply.game_over = None;
     ply.totals = None;
     let (mut mv, mut after) = (None, None);
-    object(c, |c, key| {
-        let duplicate = match key {
-            b"move" => mv.replace(pit(c.string()?)?).is_some(),
-            b"after" => after
-                .replace(super::transcript::fast_notation(c.string()?).ok_or(Unsure)?)
-                .is_some(),
-            b"legal" => {
-                listed(c, &mut ply.legal, legal, |c| pit(c.string()?))?;
+    object(c, Cursor::ply_member, |c, member| {
+        let duplicate = match member {
+            Member::Move => mv.replace(c.pit()?).is_some(),
+            Member::After => after.replace(c.notation()?).is_some(),
+            Member::Legal => {
+                listed(c, &mut ply.legal, legal, Cursor::pit)?;
                 false
             }
-            b"captures" => {
+            Member::Captures => {
                 listed(c, &mut ply.captures, captures, capture)?;
                 false
             }
-            b"game_over" => ply.game_over.replace(c.boolean()?).is_some(),
-            b"totals" => {
+            Member::GameOver => ply.game_over.replace(c.boolean()?).is_some(),
+            Member::Totals => {
                 if ply.totals.is_some() {
                     return Err(Unsure);
                 }
@@ -222,7 +220,6 @@ fn read_ply(
                 ply.totals = Some([south, north]);
                 false
             }
-            _ => return Err(Unsure),
         };
         if duplicate { Err(Unsure) } else { Ok(()) }
     })?;
@@ -284,9 +281,9 @@ fn list<'a>(
 /// `{"pit": "S1", "stones": 2}`, its fields in either order.
 fn capture(c: &mut Cursor<'_>) -> Quick<Capture> {
     let (mut at, mut stones) = (None, None);
-    object(c, |c, key| {
+    object(c, Cursor::string, |c, key| {
         let duplicate = match key {
-            b"pit" => at.replace(pit(c.string()?)?).is_some(),
+            b"pit" => at.replace(c.pit()?).is_some(),
             b"stones" => stones.replace(c.small()?).is_some(),
             _ => return Err(Unsure),
         };
@@ -298,16 +295,17 @@ fn capture(c: &mut Cursor<'_>) -> Quick<Capture> {
     })
 }
 
-/// A JSON object of at least one member, each value read by `member`
-/// (given the key's bytes).
-fn object<'a>(
+/// A JSON object of at least one member, each key read by `key` and each
+/// value by `member` (given what `key` read).
+fn object<'a, K>(
     c: &mut Cursor<'a>,
-    mut member: impl FnMut(&mut Cursor<'a>, &'a [u8]) -> Quick<()>,
+    key: impl Fn(&mut Cursor<'a>) -> Quick<K>,
+    mut member: impl FnMut(&mut Cursor<'a>, K) -> Quick<()>,
 ) -> Quick<()> {
     c.byte(b'{')?;
     loop {
         c.ws();
-        let key = c.string()?;
+        let key = key(c)?;
         c.ws();
         c.byte(b':')?;
         c.ws();
@@ -321,11 +319,19 @@ fn object<'a>(
     }
 }
 
-/// `S1`..`S4` or `N1`..`N4`.
-fn pit(name: &[u8]) -> Quick<Pit> {
-    let &[side, digit] = name else {
-        return Err(Unsure);
-    };
+/// The members of a ply the format defines.
+#[derive(Clone, Copy)]
+enum Member {
+    Move,
+    After,
+    Legal,
+    Captures,
+    GameOver,
+    Totals,
+}
+
+/// `S1`..`S4` or `N1`..`N4`, the contents of a string.
+fn pit(side: u8, digit: u8) -> Quick<Pit> {
     let player = match side {
         b'S' => crate::board::Player::South,
         b'N' => crate::board::Player::North,
@@ -379,6 +385,47 @@ impl<'a> Cursor<'a> {
         } else {
             Err(Unsure)
         }
+    }
+
+    /// A ply's member name, written plainly (an escape makes it
+    /// [`Unsure`], as any other name does).
+    #[inline]
+    fn ply_member(&mut self) -> Quick<Member> {
+        self.byte(b'"')?;
+        let rest = &self.bytes[self.at..];
+        // Each name with its closing quote, known by its first letter.
+        let (member, len) = match rest.first() {
+            Some(b'a') if rest.starts_with(b"after\"") => (Member::After, 6),
+            Some(b'c') if rest.starts_with(b"captures\"") => (Member::Captures, 9),
+            Some(b'l') if rest.starts_with(b"legal\"") => (Member::Legal, 6),
+            Some(b'm') if rest.starts_with(b"move\"") => (Member::Move, 5),
+            Some(b'g') if rest.starts_with(b"game_over\"") => (Member::GameOver, 10),
+            Some(b't') if rest.starts_with(b"totals\"") => (Member::Totals, 7),
+            _ => return Err(Unsure),
+        };
+        self.at += len;
+        Ok(member)
+    }
+
+    /// A pit name string, `"S1"`..`"N4"`.
+    #[inline]
+    fn pit(&mut self) -> Quick<Pit> {
+        let Some(&[b'"', side, digit, b'"']) = self.bytes.get(self.at..self.at + 4) else {
+            return Err(Unsure);
+        };
+        self.at += 4;
+        pit(side, digit)
+    }
+
+    /// A position string in canonical notation (none of whose characters
+    /// needs an escape, so the notation ends the string or it is not one).
+    #[inline]
+    fn notation(&mut self) -> Quick<Notation> {
+        self.byte(b'"')?;
+        let (notation, end) = notation_at(self.bytes, self.at).ok_or(Unsure)?;
+        self.at = end;
+        self.byte(b'"')?;
+        Ok(notation)
     }
 
     /// A string with no escape and no control character; its contents.
@@ -566,6 +613,19 @@ pub(crate) mod tests {
             ),
             plain.replace("}]", "},]"),
             format!("{plain} x"),
+            // Member names, pit names and positions are matched whole.
+            plain.replace(r#""move""#, r#""\u006dove""#),
+            plain.replace(r#""move""#, r#""moves""#),
+            plain.replace(r#""move""#, r#""mov""#),
+            plain.replace(r#""after""#, r#""aftermath""#),
+            plain.replace(r#""S1""#, r#""S1 ""#),
+            plain.replace(r#""S1""#, r#""S5""#),
+            plain.replace(r#""S1""#, r#""\u0053\u0031""#),
+            plain.replace("1---/----\"", "1---/---- \""),
+            plain.replace("1---/----\"", "1---/----\\n\""),
+            plain.replace("1---/----\"", "1---/---\""),
+            plain.replace("0,7,7", "00,7,7"),
+            plain.replace("0,7,7", "0,7,0007"),
         ] {
             assert!(!agree(unusual.as_bytes()).expect("they agree"), "{unusual}");
         }

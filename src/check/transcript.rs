@@ -301,11 +301,9 @@ impl schemars::JsonSchema for Notation {
     }
 }
 
-/// The canonical notation, read without allocating; `None` for anything
-/// else.
-pub(crate) fn fast_notation(text: &[u8]) -> Option<Notation> {
-    fast::notation(text)
-}
+/// The canonical notation at a place in a transcript's bytes, read
+/// without allocating.
+pub(crate) use fast::notation_at;
 
 pub(crate) use fast::MAX_LISTED;
 
@@ -323,26 +321,28 @@ mod fast {
     /// The canonical notation, read without allocating; `None` for
     /// anything else, which the library's reader then explains.
     pub(super) fn notation(text: &[u8]) -> Option<Notation> {
+        notation_at(text, 0).and_then(|(n, end)| (end == text.len()).then_some(n))
+    }
+
+    /// The canonical notation at `at` in `bytes`, and where it ends (what
+    /// follows is not looked at); `None` if none starts there.
+    pub(crate) fn notation_at(bytes: &[u8], mut at: usize) -> Option<(Notation, usize)> {
         const AFTER_PIT: [u8; PITS] = [b',', b',', b',', b'/', b',', b',', b',', b' '];
-        let mut at = 0;
         let mut pits = [0; PITS];
         for (pit, sep) in pits.iter_mut().zip(AFTER_PIT) {
-            (*pit, at) = number(text, at)?;
-            at = literal(text, at, sep)?;
+            (*pit, at) = number_then(bytes, at, sep)?;
         }
-        let to_move = match text.get(at)? {
+        let to_move = match bytes.get(at)? {
             b'S' => Player::South,
             b'N' => Player::North,
             _ => return None,
         };
-        at = literal(text, at + 1, b' ')?;
-        let (south, at) = number(text, at)?;
-        let at = literal(text, at, b'/')?;
-        let (north, at) = number(text, at)?;
-        let at = literal(text, at, b' ')?;
+        at = literal(bytes, at + 1, b' ')?;
+        let (south, at) = number_then(bytes, at, b'/')?;
+        let (north, at) = number_then(bytes, at, b' ')?;
         // `1234/1234` with `-` for each pit not used yet.
-        let used = text.get(at..)?;
-        if used.len() != 9 || used[4] != b'/' {
+        let used: &[u8; 9] = bytes.get(at..at + 9)?.try_into().ok()?;
+        if used[4] != b'/' {
             return None;
         }
         let mut rows = [[false; 4]; 2];
@@ -355,17 +355,19 @@ mod fast {
                 };
             }
         }
-        Some(Notation {
+        let notation = Notation {
             pits,
             captured: [south, north],
             to_move,
             used: rows,
-        })
+        };
+        Some((notation, at + 9))
     }
 
-    /// A number of one to three digits, without a leading zero, at `at`;
-    /// and where it ends.
-    fn number(text: &[u8], at: usize) -> Option<(u32, usize)> {
+    /// A number of one to three digits, without a leading zero, at `at`,
+    /// then the byte `sep` (not a digit); the number and where `sep` ends.
+    #[inline]
+    fn number_then(text: &[u8], at: usize, sep: u8) -> Option<(u32, usize)> {
         let digit = |k: usize| {
             text.get(at + k)
                 .map(|b| b.wrapping_sub(b'0'))
@@ -373,19 +375,15 @@ mod fast {
                 .map(u32::from)
         };
         let first = digit(0)?;
-        let Some(second) = digit(1) else {
-            return Some((first, at + 1));
-        };
-        if first == 0 {
-            return None;
+        if text.get(at + 1) == Some(&sep) {
+            return Some((first, at + 2));
         }
-        let Some(third) = digit(2) else {
-            return Some((first * 10 + second, at + 2));
-        };
-        if digit(3).is_some() {
-            return None;
+        let second = digit(1).filter(|_| first != 0)?;
+        if text.get(at + 2) == Some(&sep) {
+            return Some((first * 10 + second, at + 3));
         }
-        Some((first * 100 + second * 10 + third, at + 3))
+        let third = digit(2)?;
+        (text.get(at + 3) == Some(&sep)).then_some((first * 100 + second * 10 + third, at + 4))
     }
 
     /// Just past the byte `c` at `at`.
