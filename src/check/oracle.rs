@@ -93,9 +93,10 @@ pub(crate) fn compare(
     m
 }
 
-/// The same pits, in any order.
+/// The same pits, in any order (a pit named twice is named).
 pub(crate) fn same_moves(claimed: &[Pit], legal: &[Pit]) -> bool {
-    claimed.iter().all(|p| legal.contains(p)) && legal.iter().all(|p| claimed.contains(p))
+    let set = |pits: &[Pit]| pits.iter().fold(0u8, |set, p| set | 1 << p.index());
+    set(claimed) == set(legal)
 }
 
 /// The same captures, in any order.
@@ -142,7 +143,13 @@ type PositionMap<V> = HashMap<Position, V, BuildHasherDefault<PositionHasher>>;
 pub(crate) struct History {
     pub(crate) start: Position,
     current: Position,
-    left: PositionMap<Option<Pit>>,
+    /// Where each position of the stretch is in `last_move`.
+    place: PositionMap<usize>,
+    /// The move last played from each position of the stretch (`None`
+    /// for one never left), in the order the positions first occurred.
+    last_move: Vec<Option<Pit>>,
+    /// The current position's place.
+    at: usize,
 }
 
 impl History {
@@ -150,37 +157,44 @@ impl History {
         History {
             start,
             current: start,
-            left: PositionMap::from_iter([(start, None)]),
+            place: PositionMap::from_iter([(start, 0)]),
+            last_move: vec![None],
+            at: 0,
         }
     }
 
     /// Whether `position` occurred earlier in the game.
     pub(crate) fn contains(&self, position: &Position) -> bool {
-        self.left.contains_key(position)
+        self.place.contains_key(position)
     }
 
     /// How many distinct positions the stretch holds.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.left.len()
+        self.place.len()
     }
 
-    /// Moves on to `next` by `mv`; whether `next` occurred earlier.
+    /// The move last played from `position`, if it is in the stretch and
+    /// was left.
+    fn last_move(&self, position: &Position) -> Option<Pit> {
+        self.last_move[*self.place.get(position)?]
+    }
+
+    /// Moves on to `next` by `mv`; whether `next` occurred earlier. One
+    /// lookup a ply: the current position's move is kept by its place.
     fn push(&mut self, mv: Pit, next: Position) -> bool {
-        let same_stretch = next.captured(crate::Player::South)
-            == self.start.captured(crate::Player::South)
-            && next.captured(crate::Player::North) == self.start.captured(crate::Player::North)
-            && crate::Player::BOTH.iter().all(|&pl| {
-                pl.pits()
-                    .iter()
-                    .all(|&p| next.has_used(p) == self.start.has_used(p))
-            });
+        let same_stretch = next.captured == self.start.captured && next.used == self.start.used;
         let seen = if same_stretch {
-            self.left.insert(self.current, Some(mv));
-            match self.left.entry(next) {
-                Entry::Occupied(_) => true,
+            self.last_move[self.at] = Some(mv);
+            match self.place.entry(next) {
+                Entry::Occupied(place) => {
+                    self.at = *place.get();
+                    true
+                }
                 Entry::Vacant(place) => {
-                    place.insert(None);
+                    self.at = self.last_move.len();
+                    place.insert(self.at);
+                    self.last_move.push(None);
                     false
                 }
             }
@@ -196,8 +210,11 @@ impl History {
 
     /// A new stretch from `start`.
     fn restart(&mut self, start: Position) {
-        self.left.clear();
-        self.left.insert(start, None);
+        self.place.clear();
+        self.place.insert(start, 0);
+        self.last_move.clear();
+        self.last_move.push(None);
+        self.at = 0;
         self.start = start;
         self.current = start;
     }
@@ -209,9 +226,9 @@ impl History {
         let mut at = from;
         let mut moves = Vec::new();
         while at != self.current {
-            let mv = (*self.left.get(&at)?)?;
+            let mv = self.last_move(&at)?;
             moves.push(mv);
-            if moves.len() > self.left.len() {
+            if moves.len() > self.place.len() {
                 return None;
             }
             at = rules::play(&at, mv, profile).ok()?.0;
@@ -222,7 +239,7 @@ impl History {
     /// The moves from the last earlier occurrence of the current position
     /// back to it, when it has occurred before.
     pub(crate) fn cycle(&self, profile: Profile) -> Option<Vec<Pit>> {
-        let mv = (*self.left.get(&self.current)?)?;
+        let mv = self.last_move(&self.current)?;
         let next = rules::play(&self.current, mv, profile).ok()?.0;
         let mut moves = vec![mv];
         moves.extend(self.path(next, profile)?);
@@ -394,6 +411,20 @@ pub(crate) fn replay(start: Position, moves: &[Pit], profile: Profile) -> Replay
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claimed_legal_moves_are_compared_as_sets() {
+        let pits =
+            |names: &[&str]| -> Vec<Pit> { names.iter().map(|m| m.parse().unwrap()).collect() };
+        let legal = pits(&["S1", "S3"]);
+        assert!(same_moves(&pits(&["S3", "S1"]), &legal));
+        assert!(same_moves(&pits(&["S1", "S3", "S1"]), &legal));
+        assert!(!same_moves(&pits(&["S1"]), &legal));
+        assert!(!same_moves(&pits(&["S1", "S3", "S4"]), &legal));
+        assert!(!same_moves(&pits(&["S1", "N3"]), &legal));
+        assert!(!same_moves(&[], &legal));
+        assert!(same_moves(&[], &[]));
+    }
 
     #[test]
     fn a_game_circling_for_ever_keeps_each_position_once() {
