@@ -2,7 +2,6 @@
 //! what the engine claimed.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::board::Pit;
@@ -142,81 +141,111 @@ type PositionMap<V> = HashMap<Position, V, BuildHasherDefault<PositionHasher>>;
 #[derive(Clone, Debug)]
 pub(crate) struct History {
     pub(crate) start: Position,
-    current: Position,
-    /// Where each position of the stretch is in `last_move`.
+    /// Each position of the stretch once, in the order they first
+    /// occurred, with the move last played from it.
+    visits: Vec<Visit>,
+    /// Where each position is in `visits`, once there are more than
+    /// [`LISTED`] of them; empty before.
     place: PositionMap<usize>,
-    /// The move last played from each position of the stretch (`None`
-    /// for one never left), in the order the positions first occurred.
-    last_move: Vec<Option<Pit>>,
-    /// The current position's place.
+    /// The current position's place in `visits`.
     at: usize,
 }
 
+/// A position of the stretch and the move last played from it (`None`
+/// while it has not been left).
+#[derive(Clone, Copy, Debug)]
+struct Visit {
+    position: Position,
+    left_by: Option<Pit>,
+}
+
+/// A stretch of up to this many positions is searched straight through:
+/// most stretches are that short (a capture or a newly used pit ends them),
+/// and looking through a few positions costs less than hashing one.
+const LISTED: usize = 16;
+
 impl History {
     fn new(start: Position) -> History {
-        History {
+        let mut history = History {
             start,
-            current: start,
-            place: PositionMap::from_iter([(start, 0)]),
-            last_move: vec![None],
+            visits: Vec::new(),
+            place: PositionMap::default(),
             at: 0,
+        };
+        history.restart(start);
+        history
+    }
+
+    /// The current position.
+    fn current(&self) -> Position {
+        self.visits[self.at].position
+    }
+
+    /// Where `position` is in `visits`, if it occurred in the stretch.
+    fn find(&self, position: &Position) -> Option<usize> {
+        if self.place.is_empty() {
+            self.visits.iter().position(|v| v.position == *position)
+        } else {
+            self.place.get(position).copied()
         }
     }
 
     /// Whether `position` occurred earlier in the game.
     pub(crate) fn contains(&self, position: &Position) -> bool {
-        self.place.contains_key(position)
+        self.find(position).is_some()
     }
 
     /// How many distinct positions the stretch holds.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.place.len()
+        self.visits.len()
     }
 
     /// The move last played from `position`, if it is in the stretch and
     /// was left.
     fn last_move(&self, position: &Position) -> Option<Pit> {
-        self.last_move[*self.place.get(position)?]
+        self.visits[self.find(position)?].left_by
     }
 
     /// Moves on to `next` by `mv`; whether `next` occurred earlier. One
-    /// lookup a ply: the current position's move is kept by its place.
+    /// search a ply: the current position's move is kept by its place.
     fn push(&mut self, mv: Pit, next: Position) -> bool {
         let same_stretch = next.captured == self.start.captured && next.used == self.start.used;
-        let seen = if same_stretch {
-            self.last_move[self.at] = Some(mv);
-            match self.place.entry(next) {
-                Entry::Occupied(place) => {
-                    self.at = *place.get();
-                    true
-                }
-                Entry::Vacant(place) => {
-                    self.at = self.last_move.len();
-                    place.insert(self.at);
-                    self.last_move.push(None);
-                    false
-                }
-            }
-        } else {
-            // A new stretch, which no earlier position is in; the map keeps
-            // its room (no allocation per capture).
+        if !same_stretch {
+            // A new stretch, which no earlier position is in.
             self.restart(next);
-            false
-        };
-        self.current = next;
-        seen
+            return false;
+        }
+        self.visits[self.at].left_by = Some(mv);
+        if let Some(at) = self.find(&next) {
+            self.at = at;
+            return true;
+        }
+        self.at = self.visits.len();
+        self.visits.push(Visit {
+            position: next,
+            left_by: None,
+        });
+        if !self.place.is_empty() {
+            self.place.insert(next, self.at);
+        } else if self.visits.len() > LISTED {
+            let places = self.visits.iter().enumerate();
+            self.place.extend(places.map(|(at, v)| (v.position, at)));
+        }
+        false
     }
 
-    /// A new stretch from `start`.
+    /// A new stretch from `start`; the list and the map keep their room
+    /// (no allocation per capture).
     fn restart(&mut self, start: Position) {
+        self.visits.clear();
+        self.visits.push(Visit {
+            position: start,
+            left_by: None,
+        });
         self.place.clear();
-        self.place.insert(start, 0);
-        self.last_move.clear();
-        self.last_move.push(None);
         self.at = 0;
         self.start = start;
-        self.current = start;
     }
 
     /// The moves from `from`, a position of the stretch, to the current
@@ -225,10 +254,10 @@ impl History {
     pub(crate) fn path(&self, from: Position, profile: Profile) -> Option<Vec<Pit>> {
         let mut at = from;
         let mut moves = Vec::new();
-        while at != self.current {
+        while at != self.current() {
             let mv = self.last_move(&at)?;
             moves.push(mv);
-            if moves.len() > self.place.len() {
+            if moves.len() > self.visits.len() {
                 return None;
             }
             at = rules::play(&at, mv, profile).ok()?.0;
@@ -239,8 +268,8 @@ impl History {
     /// The moves from the last earlier occurrence of the current position
     /// back to it, when it has occurred before.
     pub(crate) fn cycle(&self, profile: Profile) -> Option<Vec<Pit>> {
-        let mv = self.last_move(&self.current)?;
-        let next = rules::play(&self.current, mv, profile).ok()?.0;
+        let mv = self.last_move(&self.current())?;
+        let next = rules::play(&self.current(), mv, profile).ok()?.0;
         let mut moves = vec![mv];
         moves.extend(self.path(next, profile)?);
         Some(moves)
@@ -462,6 +491,56 @@ mod tests {
         assert_eq!(
             check.history.path(Position::initial(), Profile::DEFAULT),
             None
+        );
+    }
+
+    #[test]
+    fn the_history_answers_as_a_plain_list_of_the_stretch_would() {
+        // Random games, checked against the whole stretch kept in a list:
+        // whether each position came before, and a way from earlier
+        // positions to the current one. Long stretches are searched by
+        // the map, short ones straight through; both must be reached.
+        let profile = Profile::DEFAULT;
+        let (mut long_stretches, mut seen_in_long) = (0, 0);
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..400 {
+            let mut check = GameCheck::new(Position::initial(), profile);
+            let mut stretch = vec![check.position];
+            for _ in 0..300 {
+                let legal = rules::legal_moves(&check.position, profile);
+                if legal.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let mv = legal[(seed % legal.len() as u64) as usize];
+                let (next, _) = rules::play(&check.position, mv, profile).unwrap();
+                if next.captured != stretch[0].captured || next.used != stretch[0].used {
+                    stretch.clear();
+                }
+                let seen = stretch.contains(&next);
+                assert_eq!(check.history.contains(&next), seen);
+                check.step(&Ply::new(mv, &next)).unwrap();
+                assert_eq!(check.repeated, seen);
+                if !seen {
+                    stretch.push(next);
+                }
+                assert_eq!(check.history.len(), stretch.len());
+                if stretch.len() > LISTED {
+                    long_stretches += 1;
+                    seen_in_long += usize::from(seen);
+                }
+                let from = stretch[(seed >> 32) as usize % stretch.len()];
+                let path = check.history.path(from, profile).unwrap();
+                assert!(path.len() < stretch.len(), "{path:?}");
+                let game = Game::replay(from, profile, &path).unwrap();
+                assert_eq!(game.current(), &check.position);
+            }
+        }
+        assert!(
+            long_stretches > 100 && seen_in_long > 0,
+            "{long_stretches} {seen_in_long}"
         );
     }
 
