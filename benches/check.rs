@@ -15,36 +15,19 @@
 //! - `jobs 2`: two threads (issue 11: at least 1.7x `jobs 1` on 2 cores).
 
 use std::hint::black_box;
-use std::io;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kpe::Profile;
-use kpe::check::{InputError, Options, Run, Sink, Summary, UnitResult, check_transcript_file_with};
+use kpe::check::{Options, check_transcript_file_with};
+#[path = "common/discard.rs"]
+mod discard;
+use discard::Discard;
 #[path = "common/parse_only.rs"]
 mod parse_only;
 use parse_only::parse_only;
 #[path = "common/transcript.rs"]
 mod transcript;
 use transcript::transcript;
-
-/// Results go nowhere: only the checking is measured.
-struct Discard;
-
-impl Sink for Discard {
-    fn begin(&mut self, _: &Run) -> io::Result<()> {
-        Ok(())
-    }
-    fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
-        black_box(unit);
-        Ok(())
-    }
-    fn finish(&mut self, _: &Summary) -> io::Result<()> {
-        Ok(())
-    }
-    fn fail(&mut self, _: &InputError) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 fn bench_check(c: &mut Criterion) {
     let mut group = c.benchmark_group("check");

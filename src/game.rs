@@ -1,9 +1,9 @@
 //! A game record: a start position and the moves played from it, replayed by
 //! the rules, with the repetition check of `end-on-repetition` (END-3).
 
-use std::collections::HashSet;
 use std::fmt;
 
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{Pit, Player};
@@ -75,7 +75,7 @@ pub struct Game {
     reports: Vec<Report>,
     /// Every position so far, for the repetition check; kept only under
     /// `end-on-repetition`, the one reading that needs it.
-    seen: HashSet<Position>,
+    seen: FxHashSet<Position>,
     end: Option<End>,
 }
 
@@ -92,9 +92,9 @@ impl Game {
             positions: vec![start],
             reports: Vec::new(),
             seen: if profile.has(Switch::EndOnRepetition) {
-                HashSet::from([start])
+                FxHashSet::from_iter([start])
             } else {
-                HashSet::new()
+                FxHashSet::default()
             },
             end,
         }

@@ -1,8 +1,7 @@
 //! Replaying a game with the reference rules and comparing each ply with
 //! what the engine claimed.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use rustc_hash::FxHashMap;
 
 use crate::board::Pit;
 use crate::game::{Game, Outcome};
@@ -105,28 +104,10 @@ pub(crate) fn same_captures(claimed: &[Capture], captures: &[Capture]) -> bool {
         && captures.iter().all(|c| claimed.contains(c))
 }
 
-/// A fast hash for positions (14 bytes): the history is hashed at every
-/// ply, and SipHash's protection against chosen collisions buys nothing
-/// when the only one slowed down would be the file's own author.
-#[derive(Clone, Copy, Default)]
-struct PositionHasher(u64);
-
-impl Hasher for PositionHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type PositionMap<V> = HashMap<Position, V, BuildHasherDefault<PositionHasher>>;
+/// Positions hashed fast (FxHash): SipHash's protection against chosen
+/// collisions buys nothing when the only one slowed down would be the
+/// file's own author.
+type PositionMap<V> = FxHashMap<Position, V>;
 
 /// The positions since the last capture or newly used pit. Captured counts
 /// and used pits never go back, so a position can only recur within this

@@ -4,8 +4,9 @@
 //! that holds on its own. Facts can be checked against the reference under
 //! any profile, which is how the reading an engine follows is named.
 
-use std::collections::HashMap;
 use std::fmt;
+
+use rustc_hash::FxHashMap;
 
 use crate::board::Pit;
 use crate::position::Position;
@@ -118,7 +119,7 @@ impl Answer {
 #[derive(Clone, Debug, Default)]
 pub struct Facts {
     order: Vec<Question>,
-    answers: HashMap<Question, Answer>,
+    answers: FxHashMap<Question, Answer>,
 }
 
 impl Facts {
