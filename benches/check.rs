@@ -13,6 +13,10 @@
 //!   this, and at least 2 million plies a second on one core);
 //! - `jobs 1`: checking on the calling thread alone;
 //! - `jobs 2`: two threads (issue 11: at least 1.7x `jobs 1` on 2 cores).
+//!
+//! Criterion reports means, which a shared machine's host inflates
+//! unevenly; `examples/check_speed.rs` runs the same three passes on one
+//! file, interleaved, and reports the fastest of each.
 
 use std::hint::black_box;
 
