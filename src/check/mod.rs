@@ -74,6 +74,7 @@ pub use report::{
     REPORT_FORMAT, REPORT_VERSION, RuleCount, Run, RunKind, RunVerdict, Shard, SuiteStamp, Summary,
     UnitResult, Verdict, report_schema,
 };
+pub(crate) use rules::ReportRules;
 pub use rules::{RULE_IDS, RuleSet, rule_title};
 pub use transcript::{
     Engine, FORMAT, Notation, Ply, Transcript, TranscriptFormat, TranscriptGame, VERSION,

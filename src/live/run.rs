@@ -533,11 +533,7 @@ pub fn check_engine(
                 probes += 1;
                 let engine = engines[index].get_or_insert_with(|| make(profile));
                 let started = std::time::Instant::now();
-                let mut ctx = Ctx {
-                    engine,
-                    profile,
-                    rules: RuleSet::new(),
-                };
+                let mut ctx = Ctx::new(engine, profile);
                 let outcome = probe.run(&mut ctx);
                 let rules = ctx.rules;
                 let facts = ctx.engine.take_journal();

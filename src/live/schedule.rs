@@ -263,11 +263,7 @@ impl Worker<'_> {
             }
         }
         let engine = &mut *engine;
-        let mut ctx = Ctx {
-            engine,
-            profile: planned.profile,
-            rules: RuleSet::new(),
-        };
+        let mut ctx = Ctx::new(engine, planned.profile);
         let outcome = planned.unit.run(&mut ctx);
         let rules = ctx.rules;
         let facts = ctx.engine.take_journal();

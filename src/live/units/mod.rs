@@ -20,7 +20,7 @@ use super::engine::{Engine, Failure};
 use super::facts::{Answer, Question};
 use super::repro::reproduction;
 use super::shrink::Diverging;
-use crate::check::{Divergence, EngineError, FieldDiff, RuleSet, UnitResult};
+use crate::check::{Divergence, EngineError, FieldDiff, ReportRules, RuleSet, UnitResult};
 use crate::position::Position;
 use crate::profile::Profile;
 
@@ -58,6 +58,10 @@ pub trait Unit: Send + Sync {
     fn run(&self, ctx: &mut Ctx<'_>) -> Outcome;
 }
 
+/// The rules a legal-moves answer that agrees exercises.
+static LEGAL_RULES: std::sync::LazyLock<RuleSet> =
+    std::sync::LazyLock::new(|| ["MOVE-1", "MOVE-2"].into_iter().collect());
+
 /// What a unit runs with: the engine and the profile it is checked under.
 pub struct Ctx<'a> {
     /// The engine, started on first use.
@@ -66,6 +70,10 @@ pub struct Ctx<'a> {
     pub profile: Profile,
     /// Rule IDs exercised by the answers that agreed.
     pub rules: RuleSet,
+    /// The rules each kind of move exercises, worked out once each (a
+    /// request a few microseconds long would otherwise spend one of them
+    /// looking rule IDs up by name).
+    memo: ReportRules,
 }
 
 /// How a unit ended, before the scheduler times and files it.
@@ -92,7 +100,18 @@ pub enum Outcome {
     Skipped(String),
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// A unit's context: `engine` asked under `profile`, no rule
+    /// exercised yet.
+    pub fn new(engine: &'a mut Engine, profile: Profile) -> Ctx<'a> {
+        Ctx {
+            engine,
+            profile,
+            rules: RuleSet::new(),
+            memo: ReportRules::new(),
+        }
+    }
+
     /// Asks the engine `question` and compares its answer with the rules;
     /// an answer that agrees counts the rules it exercised.
     ///
@@ -109,12 +128,10 @@ impl Ctx<'_> {
             }));
         }
         match question {
-            Question::Legal(_) => ["MOVE-1", "MOVE-2"]
-                .iter()
-                .for_each(|id| self.rules.insert(id)),
+            Question::Legal(_) => self.rules.extend(*LEGAL_RULES),
             Question::Play(position, pit) => {
                 match crate::rules::play(&position, pit, self.profile) {
-                    Ok((_, report)) => report.rules().iter().for_each(|id| self.rules.insert(id)),
+                    Ok((_, report)) => self.rules.extend(self.memo.of(&report)),
                     Err(illegal) => self.rules.insert(illegal.reason.rule()),
                 }
             }
