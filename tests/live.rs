@@ -1128,8 +1128,15 @@ fn a_slow_engine_conforms_and_its_wait_is_counted() {
     let share = time.own_share();
     assert!((0.0..1.0).contains(&share), "{share}");
     // The same games from the plain engine: the same requests, answered
-    // without the delay.
+    // without the delay; but for the `hello` and `quit` of the second
+    // worker's engine, which it starts only if some unit is left when it
+    // begins (on a busy machine the first worker, with the plain engine,
+    // may have taken them all).
     let plain = check_json(&kpe_engine(&[], "default", 5000), &options);
-    assert_eq!(plain.time.requests, time.requests);
+    assert!(
+        plain.time.requests.abs_diff(time.requests) <= 2,
+        "{:?} {time:?}",
+        plain.time
+    );
     assert_eq!(plain.units.len(), slow.units.len());
 }
