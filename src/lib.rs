@@ -43,6 +43,8 @@ pub mod protocol;
 mod report;
 mod rules;
 pub mod scenario;
+#[cfg(test)]
+mod testing;
 
 pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 pub use game::{Game, Outcome, ReplayError};

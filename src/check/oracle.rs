@@ -492,10 +492,7 @@ mod tests {
                 if legal.is_empty() {
                     break;
                 }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let mv = legal[(seed % legal.len() as u64) as usize];
+                let mv = crate::testing::pick(&mut seed, &legal);
                 let (next, _) = rules::play(&check.position, mv, profile).unwrap();
                 if next.captured != stretch[0].captured || next.used != stretch[0].used {
                     stretch.clear();

@@ -521,10 +521,7 @@ pub(crate) mod tests {
             if legal.is_empty() {
                 break;
             }
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let mv = legal[(x % legal.len() as u64) as usize];
+            let mv = crate::testing::pick(&mut x, &legal);
             let report = game.play(mv).expect("legal").clone();
             let mut ply = serde_json::json!({
                 "move": mv, "after": game.current(), "legal": legal,

@@ -310,10 +310,7 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let pit = moves[(seed % moves.len() as u64) as usize];
+                    let pit = crate::testing::pick(&mut seed, &moves);
                     let (next, report) = play(&position, pit, profile).unwrap();
                     let direct: RuleSet = report.rules().into_iter().collect();
                     assert_eq!(memo.of(&report), direct, "{report}");
