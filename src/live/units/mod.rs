@@ -70,9 +70,8 @@ pub struct Ctx<'a> {
     pub profile: Profile,
     /// Rule IDs exercised by the answers that agreed.
     pub rules: RuleSet,
-    /// The rules each kind of move exercises, worked out once each (a
-    /// request a few microseconds long would otherwise spend one of them
-    /// looking rule IDs up by name).
+    /// The rules each kind of move exercises, worked out once each rather
+    /// than looked up by name on every request.
     memo: ReportRules,
 }
 
