@@ -511,10 +511,7 @@ mod tests {
             if legal.is_empty() {
                 break;
             }
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            let mv = legal[(*seed % legal.len() as u64) as usize];
+            let mv = crate::testing::pick(seed, &legal);
             let before = *game.current();
             let report = game.play(mv).expect("a legal move").clone();
             let after = if wrong == Some(k) {
