@@ -1031,11 +1031,21 @@ fn many_batches_give_the_same_report_whatever_the_number_of_jobs() {
     let mut all: Vec<String> = games.iter().cycle().take(4500).cloned().collect();
     assert!(all.iter().map(String::len).sum::<usize>() > 1 << 20);
     let run = run_jobs;
+    // The header after the games too, as with sorted keys: with more than
+    // one job, the end of `games` is then found in pieces of the file.
+    let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
     let text = transcript(&all.join(",\n"));
     let one = run(&text, "1");
     assert_eq!(one.0, Some(1));
     for jobs in ["2", "3"] {
         assert!(run(&text, jobs) == one, "--jobs {jobs} reports differently");
+    }
+    for jobs in ["1", "2", "3"] {
+        let got = run(&last(&all.join(",\n")), jobs);
+        assert!(
+            got == one,
+            "the header last, --jobs {jobs} reports differently"
+        );
     }
     all.insert(
         4000,
@@ -1045,6 +1055,23 @@ fn many_batches_give_the_same_report_whatever_the_number_of_jobs() {
     let one = run(&text, "1");
     assert_eq!(one.0, Some(2));
     assert!(one.1.contains("games[4000].plies[0].move"), "{}", one.1);
+    for jobs in ["2", "3"] {
+        assert!(run(&text, jobs) == one, "--jobs {jobs} stops differently");
+    }
+    for jobs in ["1", "2", "3"] {
+        let got = run(&last(&all.join(",\n")), jobs);
+        assert!(
+            got == one,
+            "the header last, --jobs {jobs} stops differently"
+        );
+    }
+    // A number with a bracket in it, between games: the pieces give the
+    // search up, and the reading finds it where one job does.
+    all[4000] = "1[".to_owned();
+    let text = last(&all.join(",\n"));
+    let one = run(&text, "1");
+    assert_eq!(one.0, Some(2));
+    assert!(one.1.contains("games[4000]"), "{}", one.1);
     for jobs in ["2", "3"] {
         assert!(run(&text, jobs) == one, "--jobs {jobs} stops differently");
     }

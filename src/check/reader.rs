@@ -6,7 +6,8 @@
 //! serde visitors, and each element of its `plies` is checked and dropped.
 //! Fields may come in any order: when `games` comes before some header
 //! field (`profile` may follow it, as with sorted keys), the scan reads on
-//! to the end of the object and comes back; when a game's `plies` come
+//! to the end of the object and comes back (with several jobs, the end of
+//! `games` is found by threads in pieces: [`skip`]); when a game's `plies` come
 //! before its `id` or `start`, the game's span is read twice. Games can be
 //! checked by several threads ([`chunks`]), the report kept in the file's
 //! order. Only a few games per thread, the current ply and the results of
@@ -38,6 +39,7 @@ use super::scan::{Mark, ScanError, Scanner, Span};
 use super::transcript::{Engine, Ply, TranscriptFormat, VERSION};
 
 mod chunks;
+mod skip;
 
 /// Why a check run stopped early.
 #[derive(Debug)]
@@ -583,6 +585,12 @@ struct Top {
     games_at: Option<Mark>,
     /// Where each game lies, noted while `games` was skipped.
     noted: Option<Vec<Span>>,
+    /// With how many threads, in pieces of how many bytes, `games` is
+    /// skipped when a header field follows it ([`skip`]); one job notes
+    /// the games instead.
+    sharing: Option<(usize, usize)>,
+    /// It was.
+    shared: bool,
     games_seen: bool,
     state: TopState,
     /// The scan is at the first byte of game `index` of [`TopState::Games`]
@@ -615,6 +623,8 @@ impl Top {
             profile: None,
             games_at: None,
             noted: None,
+            sharing: None,
+            shared: false,
             games_seen: false,
             state: TopState::Members,
             at_game: false,
@@ -867,8 +877,18 @@ impl Top {
                     return Ok(Found::Games);
                 }
                 // Some header field may follow: find it first.
-                self.games_at = Some(self.scan.mark());
-                self.skip_games()?;
+                let at = self.scan.mark();
+                self.games_at = Some(at);
+                let shared = self.sharing.and_then(|(jobs, len)| {
+                    skip::games_end(&self.path, &self.source, at, jobs, len)
+                });
+                match shared {
+                    Some(end) => {
+                        self.shared = true;
+                        self.rescan_from(end)?;
+                    }
+                    None => self.skip_games()?,
+                }
                 after_value = true;
                 continue;
             }
@@ -1672,6 +1692,9 @@ fn drive_with<C: Consumer>(
     consumer: &mut C,
 ) -> Result<chunks::Tally, CheckError> {
     let mut top = Top::open(path, source)?;
+    if jobs > 1 {
+        top.sharing = Some((jobs, chunking.skip));
+    }
     let header = top.header()?;
     let mode = match consumer.header(header) {
         Ok(mode) => mode,
@@ -1689,7 +1712,10 @@ fn drive_with<C: Consumer>(
         }
         return Ok(chunks::Tally::default());
     }
-    let mut tally = chunks::Tally::default();
+    let mut tally = chunks::Tally {
+        skipped: top.shared,
+        ..chunks::Tally::default()
+    };
     if let TopState::Games { .. } = top.state {
         let run = chunks::Run {
             path,

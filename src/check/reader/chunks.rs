@@ -40,6 +40,9 @@ pub(super) struct Chunking {
     pub(super) len: usize,
     /// The bytes after a piece also handed to its thread.
     pub(super) tail: usize,
+    /// A piece's length when the end of `games` is looked for (a header
+    /// field follows it), by [`super::skip`].
+    pub(super) skip: usize,
 }
 
 impl Chunking {
@@ -49,6 +52,7 @@ impl Chunking {
     pub(super) const FILE: Chunking = Chunking {
         len: 256 * 1024,
         tail: 64 * 1024,
+        skip: 256 * 1024,
     };
 }
 
@@ -62,6 +66,8 @@ pub(super) struct Tally {
     pub(super) own_bytes: usize,
     /// The calling thread took over the rest, in batches.
     pub(super) switched: bool,
+    /// The end of `games` was found by threads in pieces ([`super::skip`]).
+    pub(super) skipped: bool,
 }
 
 impl Tally {
@@ -146,7 +152,7 @@ impl Run<'_> {
         let (job_tx, job_rx) = mpsc::sync_channel::<Piece>(ahead);
         let job_rx = Mutex::new(job_rx);
         let stop = AtomicBool::new(false);
-        let Chunking { len, tail } = self.chunking;
+        let Chunking { len, tail, .. } = self.chunking;
         std::thread::scope(|s| {
             let (result_tx, result_rx) = mpsc::channel();
             for mut worker in workers {
@@ -578,7 +584,15 @@ mod tests {
             assert!(expected.iter().any(|u| u.divergence.is_some()));
             for (len, tail) in CHUNKINGS {
                 for jobs in [2, 3] {
-                    let (units, ended, tally) = check(&text, jobs, Chunking { len, tail });
+                    let (units, ended, tally) = check(
+                        &text,
+                        jobs,
+                        Chunking {
+                            len,
+                            tail,
+                            ..Chunking::FILE
+                        },
+                    );
                     let at = format!("{len}/{tail} bytes, --jobs {jobs}, {sep:?}");
                     assert_eq!(ended, Ok(()), "{at}");
                     pretty_assertions::assert_eq!(units, expected, "{at}");
@@ -601,36 +615,156 @@ mod tests {
         }
     }
 
-    fn bad_input_found_where_one_job_finds_it(games: &[String]) {
+    /// Transcripts made of `games`, each with something wrong, written by
+    /// `transcript`.
+    fn bad_inputs(games: &[String], transcript: fn(&[String], &str) -> String) -> Vec<String> {
         let good = transcript(games, ",\n");
         // After a game on several lines, past the reader's first buffer.
         let k = games.len() / 2 + 1;
         assert!(games[k - 1].contains('\n') && good.len() > 2 * 64 * 1024);
+        let halves = [games[..k].join(",\n"), games[k..].join(",\n")];
         let mut bad: Vec<String> = vec![
             // A missing comma, a trailing one, something between games.
-            transcript(&[games[..k].join(",\n"), games[k..].join(",\n")], "\n"),
-            good.replacen("\n]}", ",\n]}", 1),
-            transcript(&[games[..k].join(",\n"), games[k..].join(",\n")], ", x, "),
-            transcript(&[games[..k].join(",\n"), games[k..].join(",\n")], ", 3, "),
-            transcript(&[games[..k].join(",\n"), games[k..].join(",\n")], ",, "),
+            transcript(&halves, "\n"),
+            good.replacen("\n]", ",\n]", 1),
+            transcript(&halves, ", x, "),
+            transcript(&halves, ", 3, "),
+            transcript(&halves, ",, "),
+            // A number or a literal with a bracket or a quote in it.
+            transcript(&halves, ", 1[2], "),
+            transcript(&halves, ", t{\"a\": 1}, "),
+            transcript(&halves, ", n\"]\", "),
+            transcript(&halves, ", f:[0], "),
+            transcript(
+                &[
+                    games[..games.len() - 1].join(",\n"),
+                    games[games.len() - 1].clone(),
+                ],
+                ", 1[, ",
+            ),
             // A ply with a bad move, a game not closed.
             good.replacen(r#""move":"S"#, r#""move":"X"#, 9),
             good.replacen("]}", "]", 30),
         ];
         // Cut short anywhere.
         bad.extend((1..12).map(|k| good[..good.len() * k / 12].to_owned()));
-        for text in &bad {
+        bad
+    }
+
+    fn bad_input_found_where_one_job_finds_it(games: &[String]) {
+        for text in &bad_inputs(games, transcript) {
             let (expected, ended, _) = check(text, 1, Chunking::FILE);
             let Err(error) = &ended else {
                 panic!("bad input is refused: {text}");
             };
             assert!(error.starts_with("t.json:"), "{error}");
             for (len, tail) in CHUNKINGS {
-                let (units, found, _) = check(text, 2, Chunking { len, tail });
+                let (units, found, _) = check(
+                    text,
+                    2,
+                    Chunking {
+                        len,
+                        tail,
+                        ..Chunking::FILE
+                    },
+                );
                 let at = format!("{len}/{tail} bytes");
                 assert_eq!(found, ended, "{at}");
                 pretty_assertions::assert_eq!(units, expected, "{at}");
             }
+        }
+    }
+
+    /// The transcript of `games`, its header after them (as with sorted
+    /// keys).
+    fn header_last(games: &[String], sep: &str) -> String {
+        format!("{{\"games\": [\n{}\n],\n{HEADER}}}\n", games.join(sep))
+    }
+
+    /// Pieces to find the end of `games` in: shorter than a ply, about a
+    /// game, several games.
+    const SKIPS: [usize; 3] = [50, 700, 8000];
+
+    fn skipping(skip: usize) -> Chunking {
+        Chunking {
+            skip,
+            ..Chunking::FILE
+        }
+    }
+
+    #[test]
+    fn the_end_of_games_found_in_pieces_gives_the_report_one_job_gives() {
+        let games = games(true);
+        for sep in [",\n", ",", " ,\r\n\t"] {
+            let text = header_last(&games, sep);
+            let (expected, ended, _) = check(&text, 1, Chunking::FILE);
+            assert_eq!(ended, Ok(()));
+            assert_eq!(
+                expected,
+                check(&transcript(&games, sep), 1, Chunking::FILE).0
+            );
+            for skip in SKIPS {
+                let (units, ended, tally) = check(&text, 2, skipping(skip));
+                let at = format!("{skip} bytes, {sep:?}");
+                assert_eq!(ended, Ok(()), "{at}");
+                pretty_assertions::assert_eq!(units, expected, "{at}");
+                assert!(tally.skipped, "{at}");
+                // The games are then found in pieces, as with the header
+                // first.
+                assert!(tally.taken > games.len() / 2, "{at}: {tally:?}");
+            }
+        }
+        // Ids holding what a piece starts after, `":`, and brackets: a
+        // piece may start inside a string, which the join finds.
+        let tricky: Vec<String> = games
+            .iter()
+            .enumerate()
+            .map(|(g, game)| game.replacen(&format!("\"g{g}\""), &format!(r#""g{g}\":[{{\"""#), 1))
+            .collect();
+        let text = header_last(&tricky, ",\n");
+        let (expected, ended, _) = check(&text, 1, Chunking::FILE);
+        assert_eq!(ended, Ok(()));
+        assert_eq!(expected.len(), games.len());
+        for skip in SKIPS {
+            let (units, found, _) = check(&text, 2, skipping(skip));
+            assert_eq!(found, ended, "{skip} bytes");
+            pretty_assertions::assert_eq!(units, expected, "{skip} bytes");
+        }
+    }
+
+    #[test]
+    fn bad_input_before_a_header_is_found_where_one_job_finds_it() {
+        for escapes in [true, false] {
+            for text in &bad_inputs(&games(escapes), header_last) {
+                let (expected, ended, _) = check(text, 1, Chunking::FILE);
+                assert!(ended.is_err(), "bad input is refused: {text}");
+                for skip in SKIPS {
+                    let (units, found, _) = check(text, 2, skipping(skip));
+                    assert_eq!(found, ended, "{skip} bytes");
+                    pretty_assertions::assert_eq!(units, expected, "{skip} bytes");
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn pieces_of_games_agree_with_one_job_on_edited_files_with_the_header_last(
+            skip in 1usize..5_000,
+            edits in edits(),
+        ) {
+            let mut seed = 13;
+            let games: Vec<String> = (0..40)
+                .map(|g| game(&mut seed, &format!("g{g}"), 20 + g, g % 2 == 0, (g == 7).then_some(3)))
+                .collect();
+            let text = edited(header_last(&games, ",\n").into_bytes(), &edits);
+            let text = String::from_utf8_lossy(&text);
+            let (expected, ended, _) = check(&text, 1, Chunking::FILE);
+            let (units, found, _) = check(&text, 2, skipping(skip));
+            proptest::prop_assert_eq!(found, ended);
+            proptest::prop_assert_eq!(units, expected);
         }
     }
 
@@ -652,7 +786,7 @@ mod tests {
             let text = edited(transcript(&games, ",\n").into_bytes(), &edits);
             let text = String::from_utf8_lossy(&text);
             let (expected, ended, _) = check(&text, 1, Chunking::FILE);
-            let (units, found, _) = check(&text, 2, Chunking { len, tail });
+            let (units, found, _) = check(&text, 2, Chunking { len, tail, ..Chunking::FILE });
             proptest::prop_assert_eq!(found, ended);
             proptest::prop_assert_eq!(units, expected);
         }
@@ -673,6 +807,7 @@ mod tests {
             Chunking {
                 len: 1024,
                 tail: 1024,
+                ..Chunking::FILE
             },
         );
         assert_eq!(ended, Ok(()));
