@@ -7,6 +7,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use arrayvec::ArrayString;
+
 use crate::board::{PITS, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 
 /// A validated Kpé position: the eight pits, the stones each player has
@@ -209,7 +211,7 @@ impl Position {
     pub fn diagram(&self) -> String {
         let n = |k: u8| self.pits[ROW + usize::from(k) - 1];
         let s = |k: u8| self.pits[usize::from(k) - 1];
-        let used = |p: Player| UsedMask(self.used[p.index()]).to_string();
+        let used = |p: Player| used_marks(self.used[p.index()]).iter().collect::<String>();
         let marker = |p: Player| {
             if self.to_move == p {
                 "  <- to move"
@@ -257,43 +259,65 @@ fn mask(used: [bool; ROW]) -> u8 {
         .fold(0, |m, (k, &u)| if u { m | 1 << k } else { m })
 }
 
-/// The used-pits field of the notation: `12-4` means pits 1, 2 and 4 used.
-struct UsedMask(u8);
-
-impl fmt::Display for UsedMask {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for k in 0..ROW {
-            if self.0 & (1 << k) != 0 {
-                write!(f, "{}", k + 1)?;
-            } else {
-                f.write_str("-")?;
-            }
+/// The used-pits field of one side in the notation: `12-4` means pits 1,
+/// 2 and 4 used.
+fn used_marks(mask: u8) -> [char; ROW] {
+    std::array::from_fn(|k| {
+        if mask & (1 << k) != 0 {
+            char::from(b'1' + k as u8)
+        } else {
+            '-'
         }
-        Ok(())
+    })
+}
+
+/// Appends `n` in decimal to `out`.
+fn push_number(out: &mut ArrayString<NOTATION_MAX>, n: u8) {
+    let mut digits = [0u8; 3];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + rest % 10;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
     }
 }
 
+/// The longest notation [`Position`]'s `Display` can write: 8 pit counts
+/// and 2 captured counts of up to 3 digits, 13 separators, the side and 8
+/// used marks.
+const NOTATION_MAX: usize = 10 * 3 + 13 + 1 + 8;
+
 impl fmt::Display for Position {
-    /// The one-line notation, e.g. `6,6,6,6/6,6,6,6 S 0/0 ----/----`.
+    /// The one-line notation, e.g. `6,6,6,6/6,6,6,6 S 0/0 ----/----`:
+    /// made in a buffer and written at once (a request holds one, and
+    /// each part written on its own costs more than the rest of it).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = &self.pits;
-        write!(
-            f,
-            "{},{},{},{}/{},{},{},{} {} {}/{} {}/{}",
-            p[0],
-            p[1],
-            p[2],
-            p[3],
-            p[4],
-            p[5],
-            p[6],
-            p[7],
-            self.to_move.letter(),
-            self.captured[0],
-            self.captured[1],
-            UsedMask(self.used[0]),
-            UsedMask(self.used[1]),
-        )
+        const AFTER_PIT: [char; PITS] = [',', ',', ',', '/', ',', ',', ',', ' '];
+        let mut out = ArrayString::<NOTATION_MAX>::new();
+        for (&count, sep) in self.pits.iter().zip(AFTER_PIT) {
+            push_number(&mut out, count);
+            out.push(sep);
+        }
+        out.push(self.to_move.letter());
+        out.push(' ');
+        push_number(&mut out, self.captured[0]);
+        out.push('/');
+        push_number(&mut out, self.captured[1]);
+        out.push(' ');
+        for (side, &mask) in self.used.iter().enumerate() {
+            if side == 1 {
+                out.push('/');
+            }
+            used_marks(mask).into_iter().for_each(|c| out.push(c));
+        }
+        f.write_str(&out)
     }
 }
 

@@ -241,6 +241,11 @@ fn played_diff(
     else {
         return;
     };
+    if want_pos == got_pos && same_captures(want_caps, got_caps) && want_end == got_end {
+        // The same answer, word for word: no field differs (the usual
+        // case, spared two readings of the position and a move).
+        return;
+    }
     let Question::Play(before, pit) = *question else {
         return;
     };

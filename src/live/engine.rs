@@ -305,7 +305,7 @@ impl Engine {
     /// answer, in the order asked (a question asked twice comes once): what
     /// one unit learnt about the engine.
     pub fn take_journal(&mut self) -> Vec<(Question, Answer)> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         let journal = std::mem::take(&mut self.journal);
         journal
             .into_iter()
