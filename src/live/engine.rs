@@ -434,7 +434,7 @@ impl Engine {
             // its answer.
             return Err(self.fail(FailureKind::OutOfTurn { line: quote(&text) }, Some(request)));
         }
-        let reply: Reply = match serde_json::from_str(&text) {
+        let reply: Reply = match super::quick_reply::read_reply(&text) {
             Ok(reply) => reply,
             Err(e) => {
                 let kind = FailureKind::Garbage {

@@ -16,6 +16,7 @@ mod facts;
 pub mod interrupt;
 mod manifest;
 mod process;
+mod quick_reply;
 mod reading;
 mod repro;
 mod run;

@@ -457,9 +457,9 @@ mod tests {
 
     use super::super::{Abort, Header, MainMode, drive_with};
     use super::*;
-    use crate::check::quick::tests::{edited, edits};
     use crate::check::report::UnitResult;
     use crate::check::rules::RuleSet;
+    use crate::testing::{edited, edits};
     use crate::{Game, Position, Profile};
 
     /// The units of a run, in the order given.
