@@ -11,19 +11,31 @@
 //!     target/release/kpe-check examples/engines/kpe-release.json > /dev/null
 //! ```
 //!
-//! Before measuring, one run at `--jobs 1` prints kpe-check's own share of
-//! the worker's time (1 - time waiting for the engine's replies / the
-//! worker's time; issue 11's target is under 10% for `kpe engine`) and the
-//! requests a second.
+//! Before measuring, it runs the same 100 games three times against `kpe
+//! engine` and three times against an engine that answers from a table
+//! (`common/table_engine.rs`: this bench binary, its table recorded from
+//! the reference engine first), in turn, and prints for each run:
+//! kpe-check's own share of the worker's time (1 - time waiting for the
+//! engine's replies / the worker's time; issue 11's target is under 10%
+//! for `kpe engine`), the requests a second, kpe-check's own time and the
+//! wait a request, and (on Linux) the CPU time a request of kpe-check's
+//! threads and of the engine's process; then the medians. Against the
+//! table engine, which does next to nothing of its own, the wait is what
+//! the pipes between two processes and the host's wake-ups take.
 //!
 //! `slow engine`: 5 random games against `kpe engine --fault slow`, which
 //! sleeps 2 ms before each answer, at `--jobs 1` and `--jobs 2` (issue 11:
 //! `--jobs 2` at least 1.7x faster on 2 cores).
 
-use std::path::Path;
+#[path = "common/table_engine.rs"]
+mod table_engine;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group};
 use kpe::check::{InputError, Run, Sink, Summary, UnitResult};
+use kpe::live::WorkerTime;
 use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine};
 
 /// Counts units and keeps nothing.
@@ -83,16 +95,23 @@ fn random_games(c: &mut Criterion) {
         jobs: Some(1),
         ..LiveOptions::default()
     };
-    let (report, _) = check(&manifest, &options);
-    let time = report.time;
-    eprintln!(
-        "kpe engine, --jobs 1: {} requests in {:.3} s of worker time, {:.3} s waiting for the engine: kpe-check's own share {:.1}%, {:.0} requests a second",
-        time.requests,
-        time.busy.as_secs_f64(),
-        time.wait.as_secs_f64(),
-        100.0 * time.own_share(),
-        time.requests as f64 / time.busy.as_secs_f64(),
+    // The same questions, answered from a table recorded from the
+    // reference engine; the two engines in turn, three runs each (the
+    // host's wake-up latency moves every wait from run to run).
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let table = dir.path().join("table.jsonl");
+    check(&table_engine::manifest("record", &table), &options);
+    let from_table = table_engine::manifest("table", &table);
+    let (mut kpe, mut tabled) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        kpe.push(timed(|| check(&manifest, &options).0.time));
+        tabled.push(timed(|| check(&from_table, &options).0.time));
+    }
+    assert!(
+        tabled.iter().all(|t| t.0.requests == kpe[0].0.requests),
+        "every question was in the table"
     );
+    print_times(&kpe, &tabled);
     let mut group = c.benchmark_group("live");
     group.sample_size(10);
     group.throughput(Throughput::Elements(u64::from(GAMES)));
@@ -124,8 +143,100 @@ fn random_games(c: &mut Criterion) {
             |b| b.iter(|| check(&slow, &options).1),
         );
     }
+    group.bench_function("100 random games against a table engine, --jobs 1", |b| {
+        b.iter(|| check(&from_table, &options).1)
+    });
     group.finish();
 }
 
+/// CPU time so far, in seconds: this process's (kpe-check's threads) and
+/// that of its children waited for (the engines), from `/proc/self/stat`
+/// (Linux, in ticks of 1/100 s); `None` elsewhere.
+fn cpu_times() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command's name, from the third (the state).
+    let fields: Vec<u64> = stat
+        .rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks = |k: usize| fields.get(k - 4).map(|&t| t as f64 / 100.0);
+    Some((ticks(14)? + ticks(15)?, ticks(16)? + ticks(17)?))
+}
+
+/// A run's worker time, with the CPU time it took on kpe-check's side and
+/// on the engines' (if known).
+type Timed = (WorkerTime, Option<(f64, f64)>);
+
+fn timed(run: impl FnOnce() -> WorkerTime) -> Timed {
+    let before = cpu_times();
+    let time = run();
+    let cpu = before
+        .zip(cpu_times())
+        .map(|((own, engines), (own_after, engines_after))| {
+            (own_after - own, engines_after - engines)
+        });
+    (time, cpu)
+}
+
+/// Microseconds a request: kpe-check's own, and waiting for the engine.
+fn per_request(time: &WorkerTime) -> (f64, f64) {
+    let us = |d: Duration| 1e6 * d.as_secs_f64() / time.requests.max(1) as f64;
+    (us(time.busy.saturating_sub(time.wait)), us(time.wait))
+}
+
+/// The median of `values`.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Prints each run against `kpe engine` and against the table engine,
+/// then the medians: kpe-check's own time and the wait a request, and the
+/// CPU time a request on each side.
+fn print_times(kpe: &[Timed], tabled: &[Timed]) {
+    for (engine, times) in [("kpe engine", kpe), ("table engine", tabled)] {
+        for (time, cpu) in times {
+            let (own, wait) = per_request(time);
+            let cpu = cpu.map_or(String::new(), |(own, engines)| {
+                let us = |s: f64| 1e6 * s / time.requests.max(1) as f64;
+                format!(
+                    "; CPU a request: {:.1} us kpe-check's threads, {:.1} us the engine's",
+                    us(own),
+                    us(engines)
+                )
+            });
+            eprintln!(
+                "{engine}, --jobs 1: {} requests in {:.3} s of worker time, {:.3} s waiting for the engine: kpe-check's own share {:.1}%, {:.0} requests a second; a request: {own:.1} us kpe-check's own, {wait:.1} us waiting{cpu}",
+                time.requests,
+                time.busy.as_secs_f64(),
+                time.wait.as_secs_f64(),
+                100.0 * time.own_share(),
+                time.requests as f64 / time.busy.as_secs_f64(),
+            );
+        }
+    }
+    let medians = |times: &[Timed]| {
+        let (own, wait): (Vec<f64>, Vec<f64>) = times.iter().map(|t| per_request(&t.0)).unzip();
+        let share = median(times.iter().map(|t| 100.0 * t.0.own_share()).collect());
+        (median(own), median(wait), share)
+    };
+    let (own, wait, share) = medians(kpe);
+    let (table_own, table_wait, _) = medians(tabled);
+    eprintln!(
+        "medians a request: kpe-check's own {own:.1} us against kpe engine, {table_own:.1} us against the table engine; waiting {wait:.1} us and {table_wait:.1} us; kpe-check's own share with kpe engine {share:.1}% (target: under 10%)",
+    );
+}
+
 criterion_group!(benches, random_games);
-criterion_main!(benches);
+
+fn main() {
+    // Started by kpe-check as the table engine, or to record its table.
+    if table_engine::run_if_asked() {
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
