@@ -38,6 +38,7 @@ pub use manifest::{
 pub use manifest::{MAX_MANIFEST, MAX_PERFT_NODES};
 pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
+pub use quick_reply::read_reply;
 pub use reading::{Answers, diagnose};
 pub use repro::{repetition_rules, reproduction, reproduction_in_game};
 pub use run::{

@@ -9,12 +9,13 @@ use crate::board::{Pit, Player};
 use crate::protocol::{EndClaim, Reply};
 use crate::report::Capture;
 
-/// The reply on `line`, as `serde_json::from_str` reads it.
+/// The reply on `line`, as `serde_json::from_str` reads it: how kpe-check
+/// reads an engine's reply lines.
 ///
 /// # Errors
 ///
 /// serde's, when the line is not a reply.
-pub(crate) fn read_reply(line: &str) -> serde_json::Result<Reply> {
+pub fn read_reply(line: &str) -> serde_json::Result<Reply> {
     match quick(line.as_bytes()) {
         Some(reply) => Ok(reply),
         None => serde_json::from_str(line),
