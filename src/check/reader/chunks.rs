@@ -675,6 +675,22 @@ mod tests {
         }
     }
 
+    /// Forty random games of 20 to 59 plies, every other one on several
+    /// lines, the eighth diverging.
+    fn forty_games(mut seed: u64) -> Vec<String> {
+        (0..40)
+            .map(|g| {
+                game(
+                    &mut seed,
+                    &format!("g{g}"),
+                    20 + g,
+                    g % 2 == 0,
+                    (g == 7).then_some(3),
+                )
+            })
+            .collect()
+    }
+
     /// The transcript of `games`, its header after them (as with sorted
     /// keys).
     fn header_last(games: &[String], sep: &str) -> String {
@@ -755,21 +771,13 @@ mod tests {
             skip in 1usize..5_000,
             edits in edits(),
         ) {
-            let mut seed = 13;
-            let games: Vec<String> = (0..40)
-                .map(|g| game(&mut seed, &format!("g{g}"), 20 + g, g % 2 == 0, (g == 7).then_some(3)))
-                .collect();
-            let text = edited(header_last(&games, ",\n").into_bytes(), &edits);
+            let text = edited(header_last(&forty_games(13), ",\n").into_bytes(), &edits);
             let text = String::from_utf8_lossy(&text);
             let (expected, ended, _) = check(&text, 1, Chunking::FILE);
             let (units, found, _) = check(&text, 2, skipping(skip));
             proptest::prop_assert_eq!(found, ended);
             proptest::prop_assert_eq!(units, expected);
         }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
 
         #[test]
         fn pieces_of_any_size_agree_with_one_job_on_edited_files(
@@ -779,11 +787,7 @@ mod tests {
         ) {
             // Past the reader's first buffer (64 KiB), so that games are
             // passed unread.
-            let mut seed = 11;
-            let games: Vec<String> = (0..40)
-                .map(|g| game(&mut seed, &format!("g{g}"), 20 + g, g % 2 == 0, (g == 7).then_some(3)))
-                .collect();
-            let text = edited(transcript(&games, ",\n").into_bytes(), &edits);
+            let text = edited(transcript(&forty_games(11), ",\n").into_bytes(), &edits);
             let text = String::from_utf8_lossy(&text);
             let (expected, ended, _) = check(&text, 1, Chunking::FILE);
             let (units, found, _) = check(&text, 2, Chunking { len, tail, ..Chunking::FILE });
