@@ -134,6 +134,27 @@ impl Pit {
         }
     }
 
+    /// The pit whose name (`S1`..`S4`, `N1`..`N4`) is the bytes `side`
+    /// then `digit`; `None` for any other bytes.
+    ///
+    /// ```
+    /// use kpe::Pit;
+    /// assert_eq!(Pit::from_name_bytes(b'N', b'3'), "N3".parse().ok());
+    /// assert_eq!(Pit::from_name_bytes(b'S', b'5'), None);
+    /// ```
+    #[must_use]
+    pub const fn from_name_bytes(side: u8, digit: u8) -> Option<Pit> {
+        let player = match side {
+            b'S' => Player::South,
+            b'N' => Player::North,
+            _ => return None,
+        };
+        match digit {
+            b'1'..=b'4' => Pit::of(player, digit - b'0'),
+            _ => None,
+        }
+    }
+
     /// A player's pit by its number 1..=4 (BOARD-4), or `None` when out of range.
     #[must_use]
     pub const fn of(player: Player, number: u8) -> Option<Pit> {
@@ -213,17 +234,10 @@ impl FromStr for Pit {
         let err = || ParsePitError {
             input: s.to_owned(),
         };
-        let mut chars = s.chars();
-        let (Some(side), Some(digit), None) = (chars.next(), chars.next(), chars.next()) else {
-            return Err(err());
-        };
-        let player = match side {
-            'S' => Player::South,
-            'N' => Player::North,
-            _ => return Err(err()),
-        };
-        let number = digit.to_digit(10).ok_or_else(err)?;
-        Pit::of(player, number as u8).ok_or_else(err)
+        match *s.as_bytes() {
+            [side, digit] => Pit::from_name_bytes(side, digit).ok_or_else(err),
+            _ => Err(err()),
+        }
     }
 }
 

@@ -332,15 +332,7 @@ enum Member {
 
 /// `S1`..`S4` or `N1`..`N4`, the contents of a string.
 fn pit(side: u8, digit: u8) -> Quick<Pit> {
-    let player = match side {
-        b'S' => crate::board::Player::South,
-        b'N' => crate::board::Player::North,
-        _ => return Err(Unsure),
-    };
-    match digit {
-        b'1'..=b'4' => Pit::of(player, digit - b'0').ok_or(Unsure),
-        _ => Err(Unsure),
-    }
+    Pit::from_name_bytes(side, digit).ok_or(Unsure)
 }
 
 /// A position in the bytes of one game.

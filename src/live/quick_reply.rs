@@ -5,7 +5,7 @@
 //! reads (a property test checks it): this only spares the checker serde's
 //! buffering of a tagged enum, most of its own time on a request.
 
-use crate::board::{Pit, Player};
+use crate::board::Pit;
 use crate::protocol::{EndClaim, Reply};
 use crate::report::Capture;
 
@@ -46,12 +46,7 @@ impl Cursor<'_> {
         let [b'"', side, digit, b'"'] = *self.bytes.get(self.at..self.at + 4)? else {
             return None;
         };
-        let player = match side {
-            b'S' => Player::South,
-            b'N' => Player::North,
-            _ => return None,
-        };
-        let pit = Pit::of(player, digit.checked_sub(b'0')?)?;
+        let pit = Pit::from_name_bytes(side, digit)?;
         self.at += 4;
         Some(pit)
     }
