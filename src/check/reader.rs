@@ -586,8 +586,8 @@ struct Top {
     /// Where each game lies, noted while `games` was skipped.
     noted: Option<Vec<Span>>,
     /// With how many threads, in pieces of how many bytes, `games` is
-    /// skipped when a header field follows it ([`skip`]); one job notes
-    /// the games instead.
+    /// skipped when a header field follows it ([`skip`]), rather than read
+    /// value by value with its games noted.
     sharing: Option<(usize, usize)>,
     /// It was.
     shared: bool,
@@ -1671,8 +1671,9 @@ enum Next<M: Mode> {
 /// no scan for a game of the plain shape. With more, the games are found
 /// and checked in parallel in pieces of the file ([`chunks`]); for a file
 /// where that does not pay (most games not of the plain shape, or the
-/// header after the games), the calling thread scans games and hands
-/// them out in batches ([`drive_batches`]).
+/// header after games whose end was not found in pieces, [`skip`]), the
+/// calling thread scans games and hands them out in batches
+/// ([`drive_batches`]).
 fn drive<C: Consumer>(
     path: &Path,
     source: &str,
@@ -1692,9 +1693,7 @@ fn drive_with<C: Consumer>(
     consumer: &mut C,
 ) -> Result<chunks::Tally, CheckError> {
     let mut top = Top::open(path, source)?;
-    if jobs > 1 {
-        top.sharing = Some((jobs, chunking.skip));
-    }
+    top.sharing = Some((jobs, chunking.skip));
     let header = top.header()?;
     let mode = match consumer.header(header) {
         Ok(mode) => mode,

@@ -701,6 +701,13 @@ mod tests {
     /// game, several games.
     const SKIPS: [usize; 3] = [50, 700, 8000];
 
+    /// No piece to find the end of `games` in: one job reads it value by
+    /// value, noting its games, the way the pieces are checked against.
+    const NOTING: Chunking = Chunking {
+        skip: usize::MAX,
+        ..Chunking::FILE
+    };
+
     fn skipping(skip: usize) -> Chunking {
         Chunking {
             skip,
@@ -713,7 +720,7 @@ mod tests {
         let games = games(true);
         for sep in [",\n", ",", " ,\r\n\t"] {
             let text = header_last(&games, sep);
-            let (expected, ended, _) = check(&text, 1, Chunking::FILE);
+            let (expected, ended, _) = check(&text, 1, NOTING);
             assert_eq!(ended, Ok(()));
             assert_eq!(
                 expected,
@@ -728,6 +735,10 @@ mod tests {
                 // The games are then found in pieces, as with the header
                 // first.
                 assert!(tally.taken > games.len() / 2, "{at}: {tally:?}");
+                // One job finds the end in pieces too.
+                let (units, ended, _) = check(&text, 1, skipping(skip));
+                assert_eq!(ended, Ok(()), "{at}, --jobs 1");
+                pretty_assertions::assert_eq!(units, expected, "{at}, --jobs 1");
             }
         }
         // Ids holding what a piece starts after, `":`, and brackets: a
@@ -738,13 +749,16 @@ mod tests {
             .map(|(g, game)| game.replacen(&format!("\"g{g}\""), &format!(r#""g{g}\":[{{\"""#), 1))
             .collect();
         let text = header_last(&tricky, ",\n");
-        let (expected, ended, _) = check(&text, 1, Chunking::FILE);
+        let (expected, ended, _) = check(&text, 1, NOTING);
         assert_eq!(ended, Ok(()));
         assert_eq!(expected.len(), games.len());
         for skip in SKIPS {
-            let (units, found, _) = check(&text, 2, skipping(skip));
-            assert_eq!(found, ended, "{skip} bytes");
-            pretty_assertions::assert_eq!(units, expected, "{skip} bytes");
+            for jobs in [1, 2] {
+                let (units, found, _) = check(&text, jobs, skipping(skip));
+                let at = format!("{skip} bytes, --jobs {jobs}");
+                assert_eq!(found, ended, "{at}");
+                pretty_assertions::assert_eq!(units, expected, "{at}");
+            }
         }
     }
 
@@ -752,12 +766,15 @@ mod tests {
     fn bad_input_before_a_header_is_found_where_one_job_finds_it() {
         for escapes in [true, false] {
             for text in &bad_inputs(&games(escapes), header_last) {
-                let (expected, ended, _) = check(text, 1, Chunking::FILE);
+                let (expected, ended, _) = check(text, 1, NOTING);
                 assert!(ended.is_err(), "bad input is refused: {text}");
                 for skip in SKIPS {
-                    let (units, found, _) = check(text, 2, skipping(skip));
-                    assert_eq!(found, ended, "{skip} bytes");
-                    pretty_assertions::assert_eq!(units, expected, "{skip} bytes");
+                    for jobs in [1, 2] {
+                        let (units, found, _) = check(text, jobs, skipping(skip));
+                        let at = format!("{skip} bytes, --jobs {jobs}");
+                        assert_eq!(found, ended, "{at}");
+                        pretty_assertions::assert_eq!(units, expected, "{at}");
+                    }
                 }
             }
         }
@@ -773,10 +790,12 @@ mod tests {
         ) {
             let text = edited(header_last(&forty_games(13), ",\n").into_bytes(), &edits);
             let text = String::from_utf8_lossy(&text);
-            let (expected, ended, _) = check(&text, 1, Chunking::FILE);
-            let (units, found, _) = check(&text, 2, skipping(skip));
-            proptest::prop_assert_eq!(found, ended);
-            proptest::prop_assert_eq!(units, expected);
+            let (expected, ended, _) = check(&text, 1, NOTING);
+            for jobs in [1, 2] {
+                let (units, found, _) = check(&text, jobs, skipping(skip));
+                proptest::prop_assert_eq!(&found, &ended);
+                proptest::prop_assert_eq!(&units, &expected);
+            }
         }
 
         #[test]
