@@ -1,19 +1,21 @@
-//! The engine process: spawned with piped stdio, read line by line on a
-//! thread and written directly (on Unix; elsewhere on another thread),
-//! with a timeout on every read and every
+//! The engine process: spawned with piped stdio; its stdout read line by
+//! line and its stdin written by the thread that asks (on Unix, with
+//! non-blocking pipes and `poll`; elsewhere through a thread each), its
+//! stderr on a thread of its own; with a timeout on every read and every
 //! write, a bounded line length, a bounded stderr tail, and the child (with
 //! its process group and, on Linux, every orphan it left) killed and reaped
 //! on every exit path.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 
 use super::interrupt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
+#[cfg(not(unix))]
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -30,10 +32,6 @@ pub const STDERR_TAIL: usize = 4096;
 /// How many bytes an engine may write to stderr in one session before the
 /// checker gives up on it ([`ProcessError::StderrFlood`]).
 pub const STDERR_LIMIT: u64 = 16 << 20;
-
-/// Lines read ahead of the checker: past this the reader thread waits, so
-/// an engine that prints without end blocks instead of filling memory.
-const READ_AHEAD: usize = 64;
 
 /// How long to wait for an exit status once the engine closed its stdout,
 /// or after `quit`, before killing it.
@@ -163,21 +161,32 @@ impl fmt::Display for ProcessError {
 
 impl std::error::Error for ProcessError {}
 
-/// What the reader threads pass to the checker.
+mod lines;
+
+/// What reading the engine's output gives the checker.
 enum Event {
     /// A line, and whether more output had already been read behind it
     /// (the engine wrote them together).
     Line {
         text: String,
         more: bool,
-        /// When the reader thread had it.
-        at: Instant,
+        at: When,
     },
     TooLong,
     NotUtf8,
     Closed,
     ReadError(String),
     StderrFlood,
+}
+
+/// When a line was read.
+#[derive(Clone, Copy)]
+enum When {
+    /// Then (by a reader thread, not yet compared with the last request).
+    #[cfg_attr(unix, allow(dead_code))]
+    At(Instant),
+    /// Before the last request was sent: it cannot be the answer to it.
+    BeforeSend,
 }
 
 /// The last bytes written to stderr, and how many in all.
@@ -199,14 +208,12 @@ const STDERR_DRAIN: Duration = Duration::from_millis(250);
 pub struct EngineProcess {
     child: Child,
     stdin: Option<Writer>,
-    events: Receiver<Event>,
+    lines: lines::Lines,
     tail: Arc<Mutex<Tail>>,
     flooded: Arc<AtomicBool>,
     status: Option<ExitStatus>,
     /// The last line received had more output behind it, not yet taken.
     more: bool,
-    /// When the last request was sent.
-    sent_at: Option<Instant>,
     /// The last line [`EngineProcess::recv`] gave had been read before the
     /// last request was sent: it cannot be the answer to it.
     early: bool,
@@ -259,23 +266,18 @@ impl EngineProcess {
                 error: "its standard streams could not be piped".to_owned(),
             });
         };
-        let (sender, events) = sync_channel(READ_AHEAD);
         let tail = Arc::new(Mutex::new(Tail::default()));
         let flooded = Arc::new(AtomicBool::new(false));
-        let spawned = spawn_reader("kpe-engine-stdout", {
-            let sender = sender.clone();
-            move || read_stdout(stdout, &sender)
-        })
-        .and_then(|()| {
+        let started = lines::Lines::new(stdout).and_then(|(lines, alarm)| {
             spawn_reader("kpe-engine-stderr", {
                 let tail = Arc::clone(&tail);
                 let flooded = Arc::clone(&flooded);
-                move || read_stderr(stderr, &tail, &flooded, &sender)
-            })
+                move || read_stderr(stderr, &tail, &flooded, &alarm)
+            })?;
+            Ok((lines, Writer::spawn(stdin)?))
         });
-        let writer = spawned.and_then(|()| Writer::spawn(stdin));
-        let stdin = match writer {
-            Ok(writer) => writer,
+        let (lines, stdin) = match started {
+            Ok(started) => started,
             Err(error) => {
                 kill_and_reap(&mut child);
                 return Err(ProcessError::Spawn {
@@ -287,12 +289,11 @@ impl EngineProcess {
         Ok(EngineProcess {
             child,
             stdin: Some(stdin),
-            events,
+            lines,
             tail,
             flooded,
             status: None,
             more: false,
-            sent_at: None,
             early: false,
         })
     }
@@ -315,7 +316,7 @@ impl EngineProcess {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
-        self.sent_at = Some(Instant::now());
+        self.lines.before_send();
         match writer.write(bytes, timeout) {
             Ok(()) => Ok(()),
             Err(WriteError::Timeout) => Err(ProcessError::WriteTimeout { waited: timeout }),
@@ -338,10 +339,9 @@ impl EngineProcess {
                 limit: STDERR_LIMIT,
             });
         }
-        match self.events.recv_timeout(timeout) {
-            Ok(event) => self.event(event),
-            Err(RecvTimeoutError::Timeout) => Err(ProcessError::Timeout { waited: timeout }),
-            Err(RecvTimeoutError::Disconnected) => Err(self.exited()),
+        match self.lines.next(Instant::now() + timeout) {
+            Some(event) => self.event(event),
+            None => Err(ProcessError::Timeout { waited: timeout }),
         }
     }
 
@@ -367,18 +367,16 @@ impl EngineProcess {
         }
         if std::mem::take(&mut self.more) {
             // Output written together with the last reply is read already:
-            // wait for the reader thread to pass it on, rather than race it
-            // and take it for the answer to the next request.
-            return match self.events.recv_timeout(EXIT_GRACE) {
-                Ok(event) => self.event(event).map(Some),
-                Err(RecvTimeoutError::Timeout) => Ok(None),
-                Err(RecvTimeoutError::Disconnected) => Err(self.exited()),
+            // wait for the rest of its line, rather than take it for the
+            // answer to the next request.
+            return match self.lines.next(Instant::now() + EXIT_GRACE) {
+                Some(event) => self.event(event).map(Some),
+                None => Ok(None),
             };
         }
-        match self.events.try_recv() {
-            Ok(event) => self.event(event).map(Some),
-            Err(TryRecvError::Empty) => Ok(None),
-            Err(TryRecvError::Disconnected) => Err(self.exited()),
+        match self.lines.next(Instant::now()) {
+            Some(event) => self.event(event).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -401,20 +399,20 @@ impl EngineProcess {
         let mut extra = None;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.events.recv_timeout(left) {
-                Ok(Event::Line { text: line, .. }) => {
+            match self.lines.next(Instant::now() + left) {
+                Some(Event::Line { text: line, .. }) => {
                     extra.get_or_insert(line);
                 }
-                Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => break,
-                Ok(Event::StderrFlood) => {
+                Some(Event::Closed) => break,
+                Some(Event::StderrFlood) => {
                     return Err(ProcessError::StderrFlood {
                         limit: STDERR_LIMIT,
                     });
                 }
-                Ok(Event::TooLong) => return Err(ProcessError::LineTooLong { limit: MAX_LINE }),
-                Ok(Event::NotUtf8) => return Err(ProcessError::NotUtf8),
-                Ok(Event::ReadError(e)) => return Err(ProcessError::Io(e)),
-                Err(RecvTimeoutError::Timeout) => {
+                Some(Event::TooLong) => return Err(ProcessError::LineTooLong { limit: MAX_LINE }),
+                Some(Event::NotUtf8) => return Err(ProcessError::NotUtf8),
+                Some(Event::ReadError(e)) => return Err(ProcessError::Io(e)),
+                None => {
                     // Its stdout is still open: it may still run, or a
                     // process it started holds the pipe.
                     return match self.wait_for_exit(Duration::ZERO) {
@@ -471,7 +469,7 @@ impl EngineProcess {
         match event {
             Event::Line { text, more, at } => {
                 self.more = more;
-                self.early = self.sent_at.is_some_and(|sent| at < sent);
+                self.early = matches!(at, When::BeforeSend);
                 Ok(text)
             }
             Event::TooLong => Err(ProcessError::LineTooLong { limit: MAX_LINE }),
@@ -705,57 +703,11 @@ fn spawn_reader(name: &str, body: impl FnOnce() + Send + 'static) -> Result<(), 
         .map_err(|e| format!("could not start a reader thread: {e}"))
 }
 
-fn read_stdout(stdout: impl Read, sender: &SyncSender<Event>) {
-    let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = (&mut reader)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line);
-        let event = match read {
-            Ok(0) => {
-                let _ = sender.send(Event::Closed);
-                return;
-            }
-            // Up to MAX_LINE bytes and the newline: a line of exactly
-            // MAX_LINE bytes is accepted.
-            Ok(_) if line.len() > MAX_LINE && line.last() != Some(&b'\n') => {
-                let _ = sender.send(Event::TooLong);
-                return;
-            }
-            Ok(_) => {
-                if line.last() == Some(&b'\n') {
-                    line.pop();
-                }
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                match String::from_utf8(std::mem::take(&mut line)) {
-                    Ok(text) => Event::Line {
-                        text,
-                        more: !reader.buffer().is_empty(),
-                        at: Instant::now(),
-                    },
-                    Err(_) => Event::NotUtf8,
-                }
-            }
-            Err(e) => {
-                let _ = sender.send(Event::ReadError(e.to_string()));
-                return;
-            }
-        };
-        if sender.send(event).is_err() {
-            return; // the checker is gone
-        }
-    }
-}
-
 fn read_stderr(
     mut stderr: impl Read,
     tail: &Mutex<Tail>,
     flooded: &AtomicBool,
-    sender: &SyncSender<Event>,
+    alarm: &lines::Alarm,
 ) {
     let mut buffer = [0u8; 8192];
     loop {
@@ -779,8 +731,7 @@ fn read_stderr(
             tail.total
         };
         if total > STDERR_LIMIT && !flooded.swap(true, Ordering::Relaxed) {
-            // Never block here: the engine must not wait on its stderr.
-            let _ = sender.try_send(Event::StderrFlood);
+            alarm.raise();
         }
     }
 }
@@ -877,6 +828,35 @@ mod tests {
             err.to_string()
                 .contains("did not exit within 200 ms of `quit`"),
             "{err}"
+        );
+    }
+
+    /// Regression: once the stderr reader had ended (the engine closed its
+    /// stderr, or exited), the wait for a line woke at once and took that
+    /// for a flood of stderr (`engine/quit` errored with `stderr-flood` in
+    /// some runs).
+    #[test]
+    fn a_closed_stderr_is_no_flood() {
+        let mut process = sh("exec 2>&-; read request; echo one; read request; echo two");
+        thread::sleep(Duration::from_millis(100));
+        process.send("go", Duration::from_secs(30)).unwrap();
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
+        assert_eq!(
+            process.quit("quit", Duration::from_secs(30)),
+            Ok(Some("two".to_owned()))
+        );
+    }
+
+    /// A flood of stderr ends the wait for a line at once.
+    #[test]
+    fn a_flood_of_stderr_ends_the_wait() {
+        // Not a timeout: the flood is seen while waiting.
+        let mut process = sh("head -c 17000000 /dev/zero >&2; sleep 60");
+        assert_eq!(
+            process.recv(Duration::from_secs(30)),
+            Err(ProcessError::StderrFlood {
+                limit: STDERR_LIMIT
+            })
         );
     }
 
