@@ -398,8 +398,7 @@ impl EngineProcess {
         let deadline = Instant::now() + timeout;
         let mut extra = None;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.next(Instant::now() + left) {
+            match self.lines.next(deadline) {
                 Some(Event::Line { text: line, .. }) => {
                     extra.get_or_insert(line);
                 }
