@@ -116,6 +116,10 @@ mod direct {
         /// The next event, waiting for it until `deadline`: `None` if the
         /// time is up first.
         pub(in crate::live::process) fn next(&mut self, deadline: Instant) -> Option<Event> {
+            // Read only once poll says there is something, or when there is
+            // no time to wait: a reply is rarely there before it is waited
+            // for, so reading first would cost a read for nothing.
+            let mut ready = false;
             loop {
                 if let Some(event) = self.line() {
                     return Some(event);
@@ -127,10 +131,10 @@ mod direct {
                     self.ended = true;
                     return Some(end);
                 }
-                if self.fill() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if (ready || left.is_zero()) && self.fill() {
                     continue;
                 }
-                let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     return None;
                 }
@@ -149,7 +153,10 @@ mod direct {
                     Ok(_) if fds[1].revents().contains(PollFlags::IN) => {
                         return Some(Event::StderrFlood);
                     }
-                    Ok(_) => self.alarm_open &= fds[1].revents().is_empty(),
+                    Ok(_) => {
+                        self.alarm_open &= fds[1].revents().is_empty();
+                        ready = true;
+                    }
                     Err(rustix::io::Errno::INTR) => {}
                     Err(e) => {
                         self.end = Some(Event::ReadError(e.to_string()));
