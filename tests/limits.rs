@@ -48,6 +48,14 @@ fn constants() -> BTreeMap<&'static str, u128> {
             kpe::check::MAX_TOKEN_BYTES as u128,
         ),
         (
+            "kpe::check::HEADER_AT_END_BYTES",
+            u128::from(kpe::check::HEADER_AT_END_BYTES),
+        ),
+        (
+            "kpe::check::HEADER_AT_END_TRIES",
+            kpe::check::HEADER_AT_END_TRIES as u128,
+        ),
+        (
             "kpe::check::MAX_NOTED_GAMES",
             kpe::check::MAX_NOTED_GAMES as u128,
         ),

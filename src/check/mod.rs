@@ -59,8 +59,9 @@ pub use policy::{
     is_failure, normalize, stop_reason, stopped_reason,
 };
 pub use reader::{
-    CheckError, MAX_NOTED_GAMES, Options, TranscriptFile, check_transcript_file,
-    check_transcript_file_with, check_transcript_reader, file_kind, file_kind_of_reader, spool,
+    CheckError, HEADER_AT_END_BYTES, HEADER_AT_END_TRIES, MAX_NOTED_GAMES, Options, TranscriptFile,
+    check_transcript_file, check_transcript_file_with, check_transcript_reader, file_kind,
+    file_kind_of_reader, spool,
 };
 pub use reading::Nearest;
 pub use reading::{Reading, Recheck, name_reading, reading_from, switch_summary};

@@ -5,13 +5,14 @@
 //! each game lies in the file; each game is then parsed from its span with
 //! serde visitors, and each element of its `plies` is checked and dropped.
 //! Fields may come in any order: when `games` comes before some header
-//! field (`profile` may follow it, as with sorted keys), the scan reads on
-//! to the end of the object and comes back (with several jobs, the end of
-//! `games` is found by threads in pieces: [`skip`]); when a game's `plies` come
-//! before its `id` or `start`, the game's span is read twice. Games can be
-//! checked by several threads ([`chunks`]), the report kept in the file's
-//! order. Only a few games per thread, the current ply and the results of
-//! diverging games are held.
+//! field (`profile` may follow it, as with sorted keys), those fields are
+//! read at the end of the file first (`Top::header_from_end`); where they
+//! cannot be, the scan reads on to the end of the object and comes back
+//! (the end of `games` found by threads in pieces: [`skip`]); when a
+//! game's `plies` come before its `id` or `start`, the game's span is read
+//! twice. Games can be checked by several threads ([`chunks`]), the report
+//! kept in the file's order. Only a few games per thread, the current ply
+//! and the results of diverging games are held.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -549,11 +550,11 @@ impl TopField {
 enum TopState {
     /// Reading the header's members.
     Members,
-    /// In `games`: `index` games found so far; `deferred` when the header
-    /// came after it, so the rest of the object was already read.
+    /// In `games`: `index` games found so far; `rest` says what is left
+    /// to read once it ends.
     Games {
         index: usize,
-        deferred: bool,
+        rest: Rest,
     },
     /// The games were found while the header was still incomplete: they
     /// are read from the spans noted then, `next` being the next one.
@@ -563,15 +564,53 @@ enum TopState {
     Done,
 }
 
+/// What follows `games` in the top-level object, for the scan to read or
+/// not once `games` ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rest {
+    /// Not read yet: the header came first, and the rest is read then.
+    Unread,
+    /// Read already: the header came after `games` and was read first.
+    Read,
+    /// Read from the end of the file ([`Top::header_from_end`]), from the
+    /// `]` at offset `close`. If `games` ends anywhere else, the file is
+    /// not a transcript (see there): the rest is read as if it were
+    /// unread, the fields that came before `games` (`before`: format,
+    /// version, engine, profile) kept, to report what is wrong where it
+    /// stands.
+    FromEnd { close: u64, before: [bool; 4] },
+}
+
+/// How far from the end of a transcript header fields after `games` are
+/// looked for, when `games` comes before some of them.
+pub const HEADER_AT_END_BYTES: u64 = 64 * 1024;
+
+/// After how many `]` at most (followed by `,` and a header field's name,
+/// the last first) header fields at the end of a transcript are looked for.
+pub const HEADER_AT_END_TRIES: usize = 4;
+
+/// The last `len` bytes of the file at `path` (or all of it), and the
+/// offset of the first.
+fn file_end(path: &Path, len: u64) -> io::Result<(u64, Vec<u8>)> {
+    let mut file = File::open(path)?;
+    let size = file.seek(SeekFrom::End(0))?;
+    let start = size.saturating_sub(len);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::with_capacity((size - start) as usize);
+    file.take(size - start).read_to_end(&mut bytes)?;
+    Ok((start, bytes))
+}
+
 /// At most this many games' spans are noted while `games` is skipped to
 /// find a header field that follows it (16 MiB); a transcript with more
 /// is scanned a second time instead.
 pub const MAX_NOTED_GAMES: usize = 1 << 19;
 
 /// The top-level object of a transcript file, scanned once: header fields
-/// are read as they come; `games`, if some header field is still to come
-/// (`profile` may follow it, as with sorted keys), is skipped and its
-/// games are found in a second scan from where it starts.
+/// are read as they come; if some header field is still to come when
+/// `games` does (`profile` may follow it, as with sorted keys), it is read
+/// at the end of the file, or else `games` is skipped and its games are
+/// found in a second scan from where it starts.
 struct Top {
     source: String,
     path: PathBuf,
@@ -591,6 +630,11 @@ struct Top {
     sharing: Option<(usize, usize)>,
     /// It was.
     shared: bool,
+    /// Whether a header after `games` is first looked for at the end of
+    /// the file ([`Top::header_from_end`]).
+    try_end: bool,
+    /// It was found there.
+    from_end: bool,
     games_seen: bool,
     state: TopState,
     /// The scan is at the first byte of game `index` of [`TopState::Games`]
@@ -625,6 +669,8 @@ impl Top {
             noted: None,
             sharing: None,
             shared: false,
+            try_end: true,
+            from_end: false,
             games_seen: false,
             state: TopState::Members,
             at_game: false,
@@ -670,20 +716,14 @@ impl Top {
     /// not a transcript, the scan finds what is wrong when it gets there).
     /// This spares `profile`-less files a second scan.
     fn games_end_the_file(&self) -> bool {
-        let tail = || -> io::Result<bool> {
-            let mut file = File::open(&self.path)?;
-            let len = file.seek(SeekFrom::End(0))?;
-            let back = len.min(4096);
-            file.seek(SeekFrom::Start(len - back))?;
-            let mut bytes = Vec::with_capacity(back as usize);
-            file.take(back).read_to_end(&mut bytes)?;
-            let mut rest = bytes
-                .iter()
-                .rev()
-                .filter(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
-            Ok(rest.next() == Some(&b'}') && rest.next() == Some(&b']'))
+        let Ok((_, bytes)) = file_end(&self.path, 4096) else {
+            return false;
         };
-        tail().unwrap_or(false)
+        let mut rest = bytes
+            .iter()
+            .rev()
+            .filter(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+        rest.next() == Some(&b'}') && rest.next() == Some(&b']')
     }
 
     /// Reads the header: up to `games` if every header field came before
@@ -718,7 +758,7 @@ impl Top {
                 } else {
                     // Back to `games`, now that the header is known.
                     self.rescan_from(at)?;
-                    self.open_games(true)?;
+                    self.open_games(Rest::Read)?;
                 }
             }
         }
@@ -800,7 +840,7 @@ impl Top {
     }
 
     /// At the value of `games`: checks it is an array and enters it.
-    fn open_games(&mut self, deferred: bool) -> Result<(), InputError> {
+    fn open_games(&mut self, rest: Rest) -> Result<(), InputError> {
         if self.scan.peek().map_err(|e| self.io(e))? != Some(b'[') {
             let span = self.scan.value().map_err(|e| self.scan_error("games", e))?;
             return Err(
@@ -811,7 +851,7 @@ impl Top {
             );
         }
         self.scan.bump();
-        self.state = TopState::Games { index: 0, deferred };
+        self.state = TopState::Games { index: 0, rest };
         Ok(())
     }
 
@@ -873,10 +913,26 @@ impl Top {
                 }
                 self.games_seen = true;
                 if self.complete() || (self.has_required() && self.games_end_the_file()) {
-                    self.open_games(false)?;
+                    self.open_games(Rest::Unread)?;
                     return Ok(Found::Games);
                 }
-                // Some header field may follow: find it first.
+                // Some header field may follow: find it first, at the end
+                // of the file if it can be read there.
+                if self.try_end
+                    && let Some((close, end)) = self.header_from_end()
+                {
+                    let before = [
+                        self.format.is_some(),
+                        self.version.is_some(),
+                        self.engine.is_some(),
+                        self.profile.is_some(),
+                    ];
+                    (self.format, self.version) = (end.format, end.version);
+                    (self.engine, self.profile) = (end.engine, end.profile);
+                    self.from_end = true;
+                    self.open_games(Rest::FromEnd { close, before })?;
+                    return Ok(Found::Games);
+                }
                 let at = self.scan.mark();
                 self.games_at = Some(at);
                 let shared = self.sharing.and_then(|(jobs, len)| {
@@ -918,6 +974,108 @@ impl Top {
             }
             after_value = true;
         }
+    }
+
+    /// Reads the rest of the object, after `games`, and what follows it.
+    fn rest(&mut self) -> Result<(), InputError> {
+        match self.members(true)? {
+            Found::End => self.finish(),
+            Found::Games => unreachable!("a second `games` is a duplicate"),
+        }
+    }
+
+    /// The header fields after `games`, read from the end of the file: the
+    /// offset of the `]` they follow, and a [`Top`] holding them with
+    /// those read before `games`.
+    ///
+    /// In the last [`HEADER_AT_END_BYTES`] of the file, each `]` followed by `,` and
+    /// the name of a header field is tried, the last first ([`HEADER_AT_END_TRIES`]
+    /// at most): the text after it must read as header fields that did not
+    /// come before `games`, then `}` and nothing more, and with the fields
+    /// before `games` hold every required one.
+    ///
+    /// In a transcript, such a `]` can only be the one that closes `games`,
+    /// so its games can be checked before the reading gets there:
+    /// - If the `]` is outside a string, the text after it reads alike from
+    ///   it and from the start of the file, and closes one bracket more
+    ///   than it opens; so the `]` closes an array that is the value of a
+    ///   field of the top-level object, and the only one is `games`.
+    /// - If it were inside a string, reading on from it as from outside
+    ///   one would take each string of the file for the text between two
+    ///   strings, and that text for a string: no backslash can come
+    ///   outside a string, and no quote without one inside. That reading
+    ///   would end inside a string where the file ends outside one, so it
+    ///   could not end with `}`.
+    ///
+    /// A file in which such a `]` is found but `games` ends elsewhere is
+    /// therefore no transcript, and reading it on from where `games` ends
+    /// finds what is wrong ([`Rest::FromEnd`]).
+    fn header_from_end(&self) -> Option<(u64, Top)> {
+        let (start, bytes) = file_end(&self.path, HEADER_AT_END_BYTES).ok()?;
+        let names: [&[u8]; 4] = [b"format\"", b"version\"", b"engine\"", b"profile\""];
+        let names_a_field = |i: usize| {
+            let comma = quick::after_ws(&bytes, i + 1);
+            let quote = quick::after_ws(&bytes, comma + 1);
+            let name = bytes.get(quote + 1..).unwrap_or_default();
+            bytes.get(comma) == Some(&b',')
+                && bytes.get(quote) == Some(&b'"')
+                && names.iter().any(|n| name.starts_with(n))
+        };
+        memchr::memrchr_iter(b']', &bytes)
+            .filter(|&i| names_a_field(i))
+            .take(HEADER_AT_END_TRIES)
+            .find_map(|i| {
+                let close = start + i as u64;
+                self.rest_after(close).map(|end| (close, end))
+            })
+    }
+
+    /// A [`Top`] holding the header fields read so far and those read after
+    /// the `]` at offset `close`, if the rest of the file reads as the rest
+    /// of a transcript's top-level object from there.
+    fn rest_after(&self, close: u64) -> Option<Top> {
+        let mut end = Top::open(&self.path, &self.source).ok()?;
+        end.format = self.format;
+        end.version = self.version.as_ref().map(|_| Version);
+        end.engine.clone_from(&self.engine);
+        end.profile = self.profile;
+        end.games_seen = true;
+        // The place is wrong but never shown: an error gives the try up.
+        let at = Mark {
+            offset: close + 1,
+            ..FILE_START
+        };
+        end.rescan_from(at).ok()?;
+        end.rest().ok()?;
+        Some(end)
+    }
+
+    /// `games` ended at `close`, not at the `]` that the header fields read
+    /// from the end of the file follow ([`Top::header_from_end`]): the rest
+    /// is read as it stands, with the fields that came before `games`
+    /// (`before`), to find what is wrong with the file.
+    fn rest_not_at_end(&mut self, close: Mark, before: [bool; 4]) -> Result<(), InputError> {
+        let [format, version, engine, profile] = before;
+        if !format {
+            self.format = None;
+        }
+        if !version {
+            self.version = None;
+        }
+        if !engine {
+            self.engine = None;
+        }
+        if !profile {
+            self.profile = None;
+        }
+        self.rest()?;
+        // Not reached by a file that reads as a transcript to its end.
+        Err(self.at(
+            "games",
+            close,
+            "`games` ends here, not where the header fields at the end of the file \
+             say it does",
+        ))
     }
 
     /// After the object's closing brace: nothing may follow, and the
@@ -988,10 +1146,10 @@ impl Top {
     /// The game at `index` has been read: the next one is after it.
     fn passed(&mut self, index: usize) {
         self.at_game = false;
-        if let TopState::Games { deferred, .. } = self.state {
+        if let TopState::Games { rest, .. } = self.state {
             self.state = TopState::Games {
                 index: index + 1,
-                deferred,
+                rest,
             };
         }
     }
@@ -1000,7 +1158,7 @@ impl Top {
     /// every game has been found and the rest of the file read. Called
     /// again before the game is passed, it stays there.
     fn game_start(&mut self) -> Result<Option<usize>, InputError> {
-        let TopState::Games { index, deferred } = self.state else {
+        let TopState::Games { index, rest } = self.state else {
             return Ok(None);
         };
         if self.at_game {
@@ -1025,14 +1183,14 @@ impl Top {
         match next {
             None => Err(eof(self)),
             Some(b']') => {
+                let close = self.scan.mark();
                 self.scan.bump();
                 self.state = TopState::Done;
-                if !deferred {
-                    // The rest of the object: no header field can come now.
-                    match self.members(true)? {
-                        Found::End => self.finish()?,
-                        Found::Games => unreachable!("a second `games` is a duplicate"),
-                    }
+                match rest {
+                    Rest::Read => {}
+                    Rest::FromEnd { close: end, .. } if end == close.offset => {}
+                    Rest::Unread => self.rest()?,
+                    Rest::FromEnd { before, .. } => self.rest_not_at_end(close, before)?,
                 }
                 Ok(None)
             }
@@ -1694,10 +1852,16 @@ fn drive_with<C: Consumer>(
 ) -> Result<chunks::Tally, CheckError> {
     let mut top = Top::open(path, source)?;
     top.sharing = Some((jobs, chunking.skip));
+    top.try_end = chunking.from_end;
     let header = top.header()?;
     let mode = match consumer.header(header) {
         Ok(mode) => mode,
         Err(abort) => return abort.into_result().map(|()| chunks::Tally::default()),
+    };
+    let mut tally = chunks::Tally {
+        skipped: top.shared,
+        from_end: top.from_end,
+        ..chunks::Tally::default()
     };
     let stop = AtomicBool::new(false);
     if jobs <= 1 {
@@ -1709,12 +1873,8 @@ fn drive_with<C: Consumer>(
                 }
             }
         }
-        return Ok(chunks::Tally::default());
+        return Ok(tally);
     }
-    let mut tally = chunks::Tally {
-        skipped: top.shared,
-        ..chunks::Tally::default()
-    };
     if let TopState::Games { .. } = top.state {
         let run = chunks::Run {
             path,

@@ -43,6 +43,9 @@ pub(super) struct Chunking {
     /// A piece's length when the end of `games` is looked for (a header
     /// field follows it), by [`super::skip`].
     pub(super) skip: usize,
+    /// Whether header fields after `games` are first looked for at the end
+    /// of the file, so that `games` need not be read twice.
+    pub(super) from_end: bool,
 }
 
 impl Chunking {
@@ -53,6 +56,7 @@ impl Chunking {
         len: 256 * 1024,
         tail: 64 * 1024,
         skip: 256 * 1024,
+        from_end: true,
     };
 }
 
@@ -68,6 +72,8 @@ pub(super) struct Tally {
     pub(super) switched: bool,
     /// The end of `games` was found by threads in pieces ([`super::skip`]).
     pub(super) skipped: bool,
+    /// The header fields after `games` were read from the end of the file.
+    pub(super) from_end: bool,
 }
 
 impl Tally {
@@ -701,16 +707,19 @@ mod tests {
     /// game, several games.
     const SKIPS: [usize; 3] = [50, 700, 8000];
 
-    /// No piece to find the end of `games` in: one job reads it value by
-    /// value, noting its games, the way the pieces are checked against.
+    /// No piece to find the end of `games` in, and no header looked for at
+    /// the end of the file: one job reads `games` value by value, noting
+    /// its games, the way the pieces are checked against.
     const NOTING: Chunking = Chunking {
         skip: usize::MAX,
+        from_end: false,
         ..Chunking::FILE
     };
 
     fn skipping(skip: usize) -> Chunking {
         Chunking {
             skip,
+            from_end: false,
             ..Chunking::FILE
         }
     }
@@ -762,6 +771,173 @@ mod tests {
         }
     }
 
+    /// The file's end, read from the `]` that closes `games`, names the
+    /// header: the games are then read once, as with the header first.
+    #[test]
+    fn a_header_read_at_the_end_gives_the_report_the_noting_gives() {
+        let games = games(true);
+        let tricky: Vec<String> = games
+            .iter()
+            .enumerate()
+            .map(|(g, game)| {
+                let id = format!(r#""g{g}\"],\"profile\": \"x\"}}]""#);
+                game.replacen(&format!("\"g{g}\""), &id, 1)
+            })
+            .collect();
+        let split = |games: &[String], sep: &str| {
+            format!(
+                "{{\"format\": \"kpe-transcript\", \"games\": [\n{}\n],\n\
+                 \"profile\": \"default\", \"engine\": {{\"name\": \"t\", \"version\": \"1\"}}, \
+                 \"version\": 1 }}\n\n",
+                games.join(sep)
+            )
+        };
+        for (text, plain) in [
+            (header_last(&games, ",\n"), true),
+            (header_last(&games, " ,\r\n\t"), true),
+            (header_last(&tricky, ","), false),
+            (split(&games, ","), true),
+        ] {
+            let (expected, ended, _) = check(&text, 1, NOTING);
+            assert_eq!(ended, Ok(()));
+            assert_eq!(expected.len(), games.len());
+            for jobs in [1, 2] {
+                let (units, ended, tally) = check(&text, jobs, Chunking::FILE);
+                assert_eq!(ended, Ok(()), "--jobs {jobs}");
+                pretty_assertions::assert_eq!(units, expected, "--jobs {jobs}");
+                assert!(tally.from_end && !tally.skipped, "--jobs {jobs}: {tally:?}");
+            }
+            for (len, tail) in CHUNKINGS {
+                let chunking = Chunking {
+                    len,
+                    tail,
+                    ..Chunking::FILE
+                };
+                let (units, ended, tally) = check(&text, 2, chunking);
+                assert_eq!(ended, Ok(()), "{len}/{tail} bytes");
+                pretty_assertions::assert_eq!(units, expected, "{len}/{tail} bytes");
+                if plain && tail >= 64 * 1024 && len < text.len() / 4 {
+                    // The games are found in pieces, as with the header
+                    // first.
+                    assert!(tally.taken > games.len() / 2, "{tally:?}");
+                }
+            }
+        }
+    }
+
+    /// A header that cannot be read at the end of the file is found the
+    /// other way, with the same report.
+    #[test]
+    fn a_header_not_read_at_the_end_is_found_by_the_count() {
+        let games = games(false);
+        let long = "n".repeat(70 * 1024);
+        for (text, counted) in [
+            // Longer than the bytes looked at (and than a piece of the
+            // count: it gives up, and the games are noted).
+            (
+                header_last(&games, ",\n").replacen(
+                    r#""name": "t""#,
+                    &format!(r#""name": "{long}""#),
+                    1,
+                ),
+                false,
+            ),
+            // A field name with an escape.
+            (
+                header_last(&games, ",\n").replacen(r#""format""#, r#""\u0066ormat""#, 1),
+                true,
+            ),
+        ] {
+            let (expected, ended, _) = check(&text, 1, NOTING);
+            assert_eq!(ended, Ok(()));
+            assert_eq!(expected.len(), games.len());
+            for jobs in [1, 2] {
+                // Pieces small enough for the count to be tried.
+                let chunking = Chunking {
+                    skip: 8000,
+                    ..Chunking::FILE
+                };
+                let (units, ended, tally) = check(&text, jobs, chunking);
+                assert_eq!(ended, Ok(()), "--jobs {jobs}");
+                pretty_assertions::assert_eq!(units, expected, "--jobs {jobs}");
+                assert!(!tally.from_end, "--jobs {jobs}: {tally:?}");
+                assert_eq!(tally.skipped, counted, "--jobs {jobs}: {tally:?}");
+            }
+        }
+    }
+
+    /// Where `games` ends before the `]` that header fields at the end of
+    /// the file follow, the file is no transcript: the games are reported,
+    /// checked, and then what follows them, where it stands.
+    #[test]
+    fn games_that_end_before_the_header_at_the_end_are_reported_then_what_follows() {
+        let games = games(true);
+        let header = HEADER.replace(r#", "profile": "default""#, "");
+        for (between, error) in [
+            (r#""x": 1]"#, "unknown field `x`"),
+            (r#""profile": "default"]"#, "expected `,` or `}`"),
+            (r#""games": []"#, "duplicate field `games`"),
+        ] {
+            let text = format!(
+                "{{\"games\": [\n{}\n], {between},\n{header}}}\n",
+                games.join(",\n")
+            );
+            let (noting, noted, _) = check(&text, 1, NOTING);
+            assert!(noting.is_empty(), "{noted:?}");
+            assert!(
+                noted.as_ref().is_err_and(|e| e.contains(error)),
+                "{noted:?}"
+            );
+            let (expected, ended, tally) = check(&text, 1, Chunking::FILE);
+            assert!(tally == Tally::default() && ended.is_err());
+            let Err(message) = &ended else { unreachable!() };
+            assert!(message.contains(error), "{message}");
+            // Where the other way finds it.
+            assert_eq!(message, noted.as_ref().unwrap_err());
+            assert_eq!(expected.len(), games.len());
+            assert!(expected.iter().any(|u| u.divergence.is_some()));
+            for (len, tail) in CHUNKINGS {
+                let (units, found, _) = check(
+                    &text,
+                    2,
+                    Chunking {
+                        len,
+                        tail,
+                        ..Chunking::FILE
+                    },
+                );
+                assert_eq!(found, ended, "{len}/{tail} bytes");
+                pretty_assertions::assert_eq!(units, expected, "{len}/{tail} bytes");
+            }
+        }
+    }
+
+    /// Bad input with the header at the end of the file is found at the
+    /// same place whatever the jobs and the pieces.
+    #[test]
+    fn bad_input_before_a_header_at_the_end_is_found_where_one_job_finds_it() {
+        for escapes in [true, false] {
+            for text in &bad_inputs(&games(escapes), header_last) {
+                let (expected, ended, _) = check(text, 1, Chunking::FILE);
+                assert!(ended.is_err(), "bad input is refused: {text}");
+                for (len, tail) in CHUNKINGS {
+                    let (units, found, _) = check(
+                        text,
+                        2,
+                        Chunking {
+                            len,
+                            tail,
+                            ..Chunking::FILE
+                        },
+                    );
+                    let at = format!("{len}/{tail} bytes");
+                    assert_eq!(found, ended, "{at}");
+                    pretty_assertions::assert_eq!(units, expected, "{at}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn bad_input_before_a_header_is_found_where_one_job_finds_it() {
         for escapes in [true, false] {
@@ -795,6 +971,31 @@ mod tests {
                 let (units, found, _) = check(&text, jobs, skipping(skip));
                 proptest::prop_assert_eq!(&found, &ended);
                 proptest::prop_assert_eq!(&units, &expected);
+            }
+        }
+
+        #[test]
+        fn a_header_read_at_the_end_agrees_with_the_other_ways_on_edited_files(
+            len in 1usize..20_000,
+            edits in edits(),
+        ) {
+            let good = header_last(&forty_games(17), ",\n").into_bytes();
+            // Edited anywhere, or in the last games and the header.
+            let cut = good.len() - 600;
+            let mut near_the_end = good[..cut].to_vec();
+            near_the_end.extend(edited(good[cut..].to_vec(), &edits));
+            for text in [edited(good.clone(), &edits), near_the_end] {
+                let text = String::from_utf8_lossy(&text);
+                let (expected, ended, _) = check(&text, 1, Chunking::FILE);
+                let (units, found, _) = check(&text, 2, Chunking { len, ..Chunking::FILE });
+                proptest::prop_assert_eq!(&found, &ended);
+                proptest::prop_assert_eq!(&units, &expected);
+                if ended.is_ok() {
+                    // What reads as a transcript reads alike either way.
+                    let (noted, noted_end, _) = check(&text, 1, NOTING);
+                    proptest::prop_assert_eq!(&noted_end, &ended);
+                    proptest::prop_assert_eq!(&noted, &units);
+                }
             }
         }
 

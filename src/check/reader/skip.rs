@@ -1,6 +1,7 @@
 //! Finding where `games` ends on one thread for each job, when some header
-//! field follows it (as with sorted keys), so that the header can be read
-//! before the games are checked.
+//! field follows it (as with sorted keys) that could not be read at the end
+//! of the file, so that the header can be read before the games are
+//! checked.
 //!
 //! Without this, `games` is skipped by reading it value by value, or (when
 //! that finds something out of the ordinary) by its brackets alone, as
