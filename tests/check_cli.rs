@@ -996,6 +996,35 @@ fn sorted_keys_are_checked_as_written_in_order() {
     assert!(sorted[chase..].find("\"plies\"") < sorted[chase..].find("\"start\""));
 }
 
+#[test]
+fn games_ending_before_the_header_at_the_end_are_reported_then_what_follows() {
+    // The header at the end of the file follows a `]`, but `games` ends
+    // at the one before: the games are checked under that header, and
+    // then what follows `games` is refused where it stands.
+    let game = r#"{"id": "a", "plies": []}"#;
+    let text = format!("{{\"games\": [{game}],\n\"x\": 1], {HEADER}}}\n");
+    let t = temp_file(text.as_bytes());
+    for jobs in ["1", "2"] {
+        let out = kpe_check()
+            .arg(&t.path)
+            .args(["--format", "json", "--jobs", jobs])
+            .output()
+            .expect("kpe-check runs");
+        assert_eq!(out.status.code(), Some(2), "--jobs {jobs}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let at = format!("{}:2:4: at x: unknown field `x`", t.path.display());
+        assert!(stderr.contains(&at), "--jobs {jobs}: {stderr}");
+        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        assert_eq!(report["verdict"], "bad-input");
+        assert_eq!(
+            report["units"].as_array().map(Vec::len),
+            Some(1),
+            "{report}"
+        );
+        assert_eq!(report["units"][0]["verdict"], "conforms", "{report}");
+    }
+}
+
 /// Checks `text` with `--jobs N --format json`: the exit code, stderr and
 /// the report, timeless, its source named `<source>` (each run has its
 /// own file).
@@ -1031,8 +1060,8 @@ fn many_batches_give_the_same_report_whatever_the_number_of_jobs() {
     let mut all: Vec<String> = games.iter().cycle().take(4500).cloned().collect();
     assert!(all.iter().map(String::len).sum::<usize>() > 1 << 20);
     let run = run_jobs;
-    // The header after the games too, as with sorted keys: with more than
-    // one job, the end of `games` is then found in pieces of the file.
+    // The header after the games too, as with sorted keys: it is then read
+    // at the end of the file first.
     let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
     let text = transcript(&all.join(",\n"));
     let one = run(&text, "1");
