@@ -988,11 +988,11 @@ impl Top {
     /// offset of the `]` they follow, and a [`Top`] holding them with
     /// those read before `games`.
     ///
-    /// In the last [`HEADER_AT_END_BYTES`] of the file, each `]` followed by `,` and
-    /// the name of a header field is tried, the last first ([`HEADER_AT_END_TRIES`]
-    /// at most): the text after it must read as header fields that did not
-    /// come before `games`, then `}` and nothing more, and with the fields
-    /// before `games` hold every required one.
+    /// In the last [`HEADER_AT_END_BYTES`] of the file, each `]` followed
+    /// by `,` and the name of a header field is tried, the last first
+    /// ([`HEADER_AT_END_TRIES`] at most): the text after it must read as
+    /// header fields that did not come before `games`, then `}` and nothing
+    /// more, and with the fields before `games` hold every required one.
     ///
     /// In a transcript, such a `]` can only be the one that closes `games`,
     /// so its games can be checked before the reading gets there:

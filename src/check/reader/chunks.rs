@@ -617,7 +617,15 @@ mod tests {
     #[test]
     fn bad_input_is_found_where_one_job_finds_it() {
         for escapes in [true, false] {
-            bad_input_found_where_one_job_finds_it(&games(escapes));
+            bad_input_found_where_one_job_finds_it(&games(escapes), transcript);
+        }
+    }
+
+    /// With the header at the end of the file too.
+    #[test]
+    fn bad_input_before_a_header_at_the_end_is_found_where_one_job_finds_it() {
+        for escapes in [true, false] {
+            bad_input_found_where_one_job_finds_it(&games(escapes), header_last);
         }
     }
 
@@ -657,7 +665,10 @@ mod tests {
         bad
     }
 
-    fn bad_input_found_where_one_job_finds_it(games: &[String]) {
+    fn bad_input_found_where_one_job_finds_it(
+        games: &[String],
+        transcript: fn(&[String], &str) -> String,
+    ) {
         for text in &bad_inputs(games, transcript) {
             let (expected, ended, _) = check(text, 1, Chunking::FILE);
             let Err(error) = &ended else {
@@ -908,32 +919,6 @@ mod tests {
                 );
                 assert_eq!(found, ended, "{len}/{tail} bytes");
                 pretty_assertions::assert_eq!(units, expected, "{len}/{tail} bytes");
-            }
-        }
-    }
-
-    /// Bad input with the header at the end of the file is found at the
-    /// same place whatever the jobs and the pieces.
-    #[test]
-    fn bad_input_before_a_header_at_the_end_is_found_where_one_job_finds_it() {
-        for escapes in [true, false] {
-            for text in &bad_inputs(&games(escapes), header_last) {
-                let (expected, ended, _) = check(text, 1, Chunking::FILE);
-                assert!(ended.is_err(), "bad input is refused: {text}");
-                for (len, tail) in CHUNKINGS {
-                    let (units, found, _) = check(
-                        text,
-                        2,
-                        Chunking {
-                            len,
-                            tail,
-                            ..Chunking::FILE
-                        },
-                    );
-                    let at = format!("{len}/{tail} bytes");
-                    assert_eq!(found, ended, "{at}");
-                    pretty_assertions::assert_eq!(units, expected, "{at}");
-                }
             }
         }
     }
