@@ -710,16 +710,13 @@ impl Top {
         self.format.is_some() && self.version.is_some() && self.engine.is_some()
     }
 
-    /// Whether the file ends with `]` and `}` (and whitespace): then the
-    /// object's last value is an array, and the one array a transcript
-    /// holds is `games`, so no header field follows it (in a file that is
-    /// not a transcript, the scan finds what is wrong when it gets there).
-    /// This spares `profile`-less files a second scan.
-    fn games_end_the_file(&self) -> bool {
-        let Ok((_, bytes)) = file_end(&self.path, 4096) else {
-            return false;
-        };
-        let mut rest = bytes
+    /// Whether the file ends with `]` and `}` (and whitespace), from its
+    /// last bytes `end`: then the object's last value is an array, and the
+    /// one array a transcript holds is `games`, so no header field follows
+    /// it (in a file that is not a transcript, the scan finds what is wrong
+    /// when it gets there). This spares `profile`-less files a second scan.
+    fn games_end_the_file(end: &[u8]) -> bool {
+        let mut rest = end
             .iter()
             .rev()
             .filter(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
@@ -912,14 +909,21 @@ impl Top {
                     return Err(self.at(".", key_at, duplicate()));
                 }
                 self.games_seen = true;
-                if self.complete() || (self.has_required() && self.games_end_the_file()) {
+                // The file's last bytes tell whether some header field may
+                // follow, and which.
+                let (start, last) = if self.complete() {
+                    (0, Vec::new())
+                } else {
+                    file_end(&self.path, HEADER_AT_END_BYTES).unwrap_or_default()
+                };
+                if self.complete() || (self.has_required() && Top::games_end_the_file(&last)) {
                     self.open_games(Rest::Unread)?;
                     return Ok(Found::Games);
                 }
-                // Some header field may follow: find it first, at the end
-                // of the file if it can be read there.
+                // Find them first, at the end of the file if they can be
+                // read there.
                 if self.try_end
-                    && let Some((close, end)) = self.header_from_end()
+                    && let Some((close, end)) = self.header_from_end(start, &last)
                 {
                     let before = [
                         self.format.is_some(),
@@ -984,9 +988,9 @@ impl Top {
         }
     }
 
-    /// The header fields after `games`, read from the end of the file: the
-    /// offset of the `]` they follow, and a [`Top`] holding them with
-    /// those read before `games`.
+    /// The header fields after `games`, read from the end of the file (its
+    /// last `bytes`, from offset `start`): the offset of the `]` they
+    /// follow, and a [`Top`] holding them with those read before `games`.
     ///
     /// In the last [`HEADER_AT_END_BYTES`] of the file, each `]` followed
     /// by `,` and the name of a header field is tried, the last first
@@ -1010,18 +1014,19 @@ impl Top {
     /// A file in which such a `]` is found but `games` ends elsewhere is
     /// therefore no transcript, and reading it on from where `games` ends
     /// finds what is wrong ([`Rest::FromEnd`]).
-    fn header_from_end(&self) -> Option<(u64, Top)> {
-        let (start, bytes) = file_end(&self.path, HEADER_AT_END_BYTES).ok()?;
-        let names: [&[u8]; 4] = [b"format\"", b"version\"", b"engine\"", b"profile\""];
+    fn header_from_end(&self, start: u64, bytes: &[u8]) -> Option<(u64, Top)> {
         let names_a_field = |i: usize| {
-            let comma = quick::after_ws(&bytes, i + 1);
-            let quote = quick::after_ws(&bytes, comma + 1);
+            let comma = quick::after_ws(bytes, i + 1);
+            let quote = quick::after_ws(bytes, comma + 1);
             let name = bytes.get(quote + 1..).unwrap_or_default();
             bytes.get(comma) == Some(&b',')
                 && bytes.get(quote) == Some(&b'"')
-                && names.iter().any(|n| name.starts_with(n))
+                && TopField::ALL.into_iter().any(|f| {
+                    let n = f.name().as_bytes();
+                    f != TopField::Games && name.starts_with(n) && name.get(n.len()) == Some(&b'"')
+                })
         };
-        memchr::memrchr_iter(b']', &bytes)
+        memchr::memrchr_iter(b']', bytes)
             .filter(|&i| names_a_field(i))
             .take(HEADER_AT_END_TRIES)
             .find_map(|i| {
