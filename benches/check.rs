@@ -22,7 +22,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kpe::Profile;
-use kpe::check::{Options, check_transcript_file_with};
+use kpe::transcripts::{Options, check_transcript_file_with};
 #[path = "common/discard.rs"]
 mod discard;
 use discard::Discard;

@@ -34,9 +34,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group};
-use kpe::check::{InputError, Run, Sink, Summary, UnitResult};
 use kpe::live::WorkerTime;
 use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine};
+use kpe::reporter::{InputError, Run, Sink, Summary, UnitResult};
 
 /// Counts units and keeps nothing.
 struct Count(u64);

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use kpe::check::{Options, check_transcript_file_with};
+use kpe::transcripts::{Options, check_transcript_file_with};
 
 #[path = "../benches/common/discard.rs"]
 mod discard;

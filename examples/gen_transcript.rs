@@ -13,7 +13,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use kpe::check::{JsonSink, check_transcript_reader};
+use kpe::reporter::JsonSink;
+use kpe::transcripts::check_transcript_reader;
 use kpe::{Game, Position, Profile, Switch};
 
 /// A typical mistake of a hand-written engine.

@@ -11,7 +11,7 @@
 
 use std::io::{self, BufWriter, Write};
 
-use kpe::check::Notation;
+use kpe::transcript::Notation;
 use kpe::{Pit, Position, Profile, play};
 
 fn main() -> io::Result<()> {

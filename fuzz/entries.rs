@@ -42,7 +42,7 @@ pub fn manifest(data: &[u8]) {
 /// answer, with the reference rules for a question picked by the first
 /// byte, under every profile.
 pub fn reply(data: &[u8]) {
-    use kpe::live::{Answer, Question, compare};
+    use kpe::judge::{Answer, Question, compare};
     use kpe::protocol::Reply;
     let Some((&pick, line)) = data.split_first() else {
         return;
@@ -98,8 +98,8 @@ pub fn scenario(data: &[u8]) {
 /// The transcript reader, streaming from the bytes as from a file, with
 /// its report written nowhere.
 pub fn transcript(data: &[u8]) {
-    let mut sink = kpe::check::JsonSink::new(std::io::sink());
-    if let Err(e) = kpe::check::check_transcript_reader("fuzz.json", data, &mut sink) {
+    let mut sink = kpe::reporter::JsonSink::new(std::io::sink());
+    if let Err(e) = kpe::transcripts::check_transcript_reader("fuzz.json", data, &mut sink) {
         let _ = e.to_string();
     }
 }

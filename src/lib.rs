@@ -31,20 +31,23 @@
 //! ```
 
 mod board;
-pub mod check;
 pub mod dispute;
 mod game;
 pub mod html;
+pub mod judge;
 pub mod live;
 mod perft;
 mod position;
 mod profile;
 pub mod protocol;
 mod report;
+pub mod reporter;
 mod rules;
 pub mod scenario;
 #[cfg(test)]
 mod testing;
+pub mod transcript;
+pub mod transcripts;
 
 pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 pub use game::{Game, Outcome, ReplayError};

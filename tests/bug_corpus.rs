@@ -13,12 +13,14 @@
 
 use std::path::Path;
 
-use kpe::check::{Divergence, InputError, Sink, Summary, UnitResult};
+use kpe::judge::Divergence;
+use kpe::judge::{Answer, Question, compare};
 use kpe::live::{
-    Answer, Bug, BugSession, Diverging, Engine, EngineSubject, LiveOptions, LiveReport, Manifest,
-    Question, check_engine, compare, repetition_rules, reproduction, reproduction_in_game,
+    Bug, BugSession, Diverging, Engine, EngineSubject, LiveOptions, LiveReport, Manifest,
+    check_engine, repetition_rules, reproduction, reproduction_in_game,
 };
 use kpe::protocol::{Reply, Request};
+use kpe::reporter::{InputError, Sink, Summary, UnitResult};
 use kpe::scenario::{Reference, Subject};
 use kpe::{Game, Position, Profile};
 
@@ -26,7 +28,7 @@ use kpe::{Game, Position, Profile};
 struct Discard;
 
 impl Sink for Discard {
-    fn begin(&mut self, _: &kpe::check::Run) -> std::io::Result<()> {
+    fn begin(&mut self, _: &kpe::reporter::Run) -> std::io::Result<()> {
         Ok(())
     }
     fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {

@@ -10,10 +10,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use kpe::check::{
-    InputErrorKind, JsonSink, Run, Sink, Summary, UnitResult, check_transcript_reader,
-};
+use kpe::reporter::{InputErrorKind, JsonSink, Run, Sink, Summary, UnitResult};
 use kpe::scenario::{Reference, Subject, parse_file};
+use kpe::transcripts::check_transcript_reader;
 use kpe::{Game, Pit, Position, Profile};
 use predicates::prelude::*;
 use serde_json::Value;
@@ -509,7 +508,7 @@ fn bad_input_missing_file_and_directory() {
 
 #[test]
 fn bad_input_huge_string_number_and_nesting() {
-    let limit = kpe::check::MAX_TOKEN_BYTES;
+    let limit = kpe::reporter::MAX_TOKEN_BYTES;
     let mut text = format!("{{{HEADER}, \"games\": [{{\"id\": \"").into_bytes();
     text.extend(std::iter::repeat_n(b'g', limit + 10));
     text.extend(b"\", \"plies\": []}]}");
@@ -728,7 +727,7 @@ impl Sink for Collect {
     fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
         Ok(())
     }
-    fn fail(&mut self, _: &kpe::check::InputError) -> std::io::Result<()> {
+    fn fail(&mut self, _: &kpe::reporter::InputError) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -828,7 +827,7 @@ fn a_reader_is_spooled_and_checked_like_a_file() {
         report["units"][0]["divergence"]["fields"][0]["details"][0]["field"],
         "after.pits"
     );
-    let err = kpe::check::file_kind_of_reader("mem", &b"{\"format\": 3}"[..]).unwrap_err();
+    let err = kpe::transcripts::file_kind_of_reader("mem", &b"{\"format\": 3}"[..]).unwrap_err();
     assert!(matches!(err.kind, InputErrorKind::Json { .. }), "{err}");
 }
 
@@ -1291,7 +1290,7 @@ fn standard_input_is_read_when_the_file_is_a_dash() {
 #[test]
 fn schema_is_committed_and_current() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/transcript.schema.json");
-    let schema = kpe::check::transcript_schema();
+    let schema = kpe::transcript::transcript_schema();
     if std::env::var_os("UPDATE_SCHEMAS").is_some_and(|v| v == "1") {
         let mut f = std::fs::File::create(&path).expect("the schema file can be written");
         f.write_all(schema.as_bytes()).expect("written");
@@ -1317,7 +1316,7 @@ fn the_samples_match_the_schema_types() {
         "wrong-sweep.json",
     ] {
         let text = std::fs::read_to_string(example(name)).expect("the sample exists");
-        let t: kpe::check::Transcript =
+        let t: kpe::transcript::Transcript =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!t.games.is_empty());
     }

@@ -13,8 +13,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kpe::check::JsonSink;
 use kpe::live::{LiveOptions, Manifest, check_engine};
+use kpe::reporter::JsonSink;
 
 fn kpe() -> &'static str {
     env!("CARGO_BIN_EXE_kpe")
@@ -132,7 +132,7 @@ fn an_engine_that_never_reads_gets_a_write_timeout() {
         error.message.contains("the engine does not read its input"),
         "{error:?}"
     );
-    assert_eq!(report.summary.verdict(), kpe::check::RunVerdict::Errored);
+    assert_eq!(report.summary.verdict(), kpe::reporter::RunVerdict::Errored);
     assert_none_left(&mark);
 }
 

@@ -44,20 +44,20 @@ fn constants() -> BTreeMap<&'static str, u128> {
             kpe::live::MAX_REQUEST_LINE as u128,
         ),
         (
-            "kpe::check::MAX_TOKEN_BYTES",
-            kpe::check::MAX_TOKEN_BYTES as u128,
+            "kpe::reporter::MAX_TOKEN_BYTES",
+            kpe::reporter::MAX_TOKEN_BYTES as u128,
         ),
         (
-            "kpe::check::HEADER_AT_END_BYTES",
-            u128::from(kpe::check::HEADER_AT_END_BYTES),
+            "kpe::transcripts::HEADER_AT_END_BYTES",
+            u128::from(kpe::transcripts::HEADER_AT_END_BYTES),
         ),
         (
-            "kpe::check::HEADER_AT_END_TRIES",
-            kpe::check::HEADER_AT_END_TRIES as u128,
+            "kpe::transcripts::HEADER_AT_END_TRIES",
+            kpe::transcripts::HEADER_AT_END_TRIES as u128,
         ),
         (
-            "kpe::check::MAX_NOTED_GAMES",
-            kpe::check::MAX_NOTED_GAMES as u128,
+            "kpe::transcripts::MAX_NOTED_GAMES",
+            kpe::transcripts::MAX_NOTED_GAMES as u128,
         ),
         (
             "kpe::scenario::MAX_SUITE_FILE",

@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::CommandCargoExt;
-use kpe::check::{Divergence, InputError, JsonSink, Sink, Summary, UnitResult};
+use kpe::judge::Divergence;
 use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine, check_manifest_file};
+use kpe::reporter::{InputError, JsonSink, Sink, Summary, UnitResult};
 use kpe::scenario::{Reference, Subject};
 use kpe::{Position, Profile};
 
@@ -35,7 +36,7 @@ fn root() -> &'static Path {
 struct Discard;
 
 impl Sink for Discard {
-    fn begin(&mut self, _: &kpe::check::Run) -> std::io::Result<()> {
+    fn begin(&mut self, _: &kpe::reporter::Run) -> std::io::Result<()> {
         Ok(())
     }
     fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
@@ -198,14 +199,14 @@ fn the_reference_engine_conforms_on_every_kind_of_unit() {
     let scenarios: Vec<&UnitResult> = report
         .units
         .iter()
-        .filter(|u| u.kind == "scenario" && u.verdict != kpe::check::Verdict::Skipped)
+        .filter(|u| u.kind == "scenario" && u.verdict != kpe::reporter::Verdict::Skipped)
         .collect();
     assert_eq!(scenarios.len(), admitted);
     // The others are listed as skipped, with the reason.
     let skipped = report
         .units
         .iter()
-        .filter(|u| u.kind == "scenario" && u.verdict == kpe::check::Verdict::Skipped)
+        .filter(|u| u.kind == "scenario" && u.verdict == kpe::reporter::Verdict::Skipped)
         .count();
     assert_eq!(skipped + admitted, suite.scenarios().count());
     assert!(
@@ -349,7 +350,7 @@ fn hostile(fault: &str) -> LiveReport {
 }
 
 /// The first errored unit: an engine failure is never a divergence.
-fn first_error(report: &LiveReport) -> &kpe::check::EngineError {
+fn first_error(report: &LiveReport) -> &kpe::reporter::EngineError {
     assert!(
         divergences(report).is_empty(),
         "an engine failure is not a rules divergence"
@@ -366,7 +367,7 @@ fn assert_verdict(report: &LiveReport, code: &str, words: &str) {
     assert_eq!(error.code, code, "{error:?}");
     assert!(error.message.contains(words), "{}", error.message);
     assert!(error.request.is_some(), "{error:?}");
-    assert_eq!(report.summary.verdict(), kpe::check::RunVerdict::Errored);
+    assert_eq!(report.summary.verdict(), kpe::reporter::RunVerdict::Errored);
 }
 
 #[test]
@@ -416,14 +417,14 @@ fn a_wrong_protocol_version_stops_at_the_hello() {
     assert_eq!(errored.len(), 1, "{errored:?}");
     assert_eq!(
         errored[0].reason.as_deref(),
-        Some(kpe::check::DID_NOT_START)
+        Some(kpe::reporter::DID_NOT_START)
     );
     assert!(
         report
             .units
             .iter()
             .filter(|u| u.error.is_none())
-            .all(|u| u.verdict == kpe::check::Verdict::Skipped)
+            .all(|u| u.verdict == kpe::reporter::Verdict::Skipped)
     );
 }
 
@@ -436,7 +437,7 @@ fn an_engine_that_cannot_start_is_errored() {
     std::fs::write(&path, manifest.to_string()).unwrap();
     let mut out = JsonSink::new(Vec::new());
     let summary = check_manifest_file(&path, &quick(), &mut out, &mut Vec::new()).unwrap();
-    assert_eq!(summary.verdict(), kpe::check::RunVerdict::Errored);
+    assert_eq!(summary.verdict(), kpe::reporter::RunVerdict::Errored);
     assert_eq!(
         summary.errored, 1,
         "one unit says the engine did not start; the rest are not run"

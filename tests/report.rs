@@ -73,7 +73,7 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
 #[test]
 fn schema_is_committed_and_current() {
     let path = root().join("spec/report.schema.json");
-    let schema = kpe::check::report_schema();
+    let schema = kpe::reporter::report_schema();
     if std::env::var_os("UPDATE_SCHEMAS").is_some_and(|v| v == "1") {
         std::fs::write(&path, &schema).unwrap();
     }

@@ -178,7 +178,7 @@ fn check_groups(doc: &Html, json: &Value) {
         }
         for rule in group["rules"].as_array().unwrap() {
             let rule = rule.as_str().unwrap();
-            let title = kpe::check::rule_title(rule).unwrap();
+            let title = kpe::judge::rule_title(rule).unwrap();
             assert!(text.contains(&format!("{rule} {title}")), "{text}");
         }
         let pre: String = block.select(&sel("pre")).map(text_of).collect();
@@ -224,7 +224,7 @@ fn a_diverging_transcript_shows_its_group_by_a_board_with_the_differing_pits() {
     for broken in json["summary"]["broken"].as_array().unwrap() {
         let rule = broken["rule"].as_str().unwrap();
         let n = broken["units"].as_u64().unwrap();
-        let title = kpe::check::rule_title(rule).unwrap();
+        let title = kpe::judge::rule_title(rule).unwrap();
         let unit = if n == 1 { "unit" } else { "units" };
         assert!(
             block.contains(&format!("{rule} {title} — {n} {unit}")),

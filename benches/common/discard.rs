@@ -4,7 +4,7 @@
 use std::hint::black_box;
 use std::io;
 
-use kpe::check::{InputError, Run, Sink, Summary, UnitResult};
+use kpe::reporter::{InputError, Run, Sink, Summary, UnitResult};
 
 /// Results go nowhere.
 pub struct Discard;

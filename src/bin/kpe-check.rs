@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
-use kpe::check::{
+use kpe::reporter::{
     CheckError, Detail, FileKind, HtmlSink, HumanSink, JsonSink, JunitSink, Pattern, Policy,
     PolicySink, RunVerdict, Shard, Sink, Summary, Tee,
 };
@@ -189,7 +189,7 @@ impl Cli {
         .collect()
     }
 
-    fn policy(&self) -> Result<Policy, kpe::check::InputError> {
+    fn policy(&self) -> Result<Policy, kpe::reporter::InputError> {
         let patterns = |list: &[String], flag: &str| {
             list.iter()
                 .map(|p| {
@@ -308,7 +308,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     if let Some(Command::Merge { reports, out }) = &cli.command {
-        return with_sinks(out, |sink| exit(kpe::check::merge_files(reports, sink)));
+        return with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)));
     }
     let Some(file) = cli.file.clone() else {
         Cli::command().print_help().ok();
@@ -321,7 +321,7 @@ fn run(cli: Cli) -> ExitCode {
     // `-`: standard input, copied to a temporary file, since a transcript
     // may need reading more than once (fields in any order, the reading).
     let stdin_copy = if file.as_os_str() == "-" {
-        match kpe::check::spool(io::stdin().lock()) {
+        match kpe::transcripts::spool(io::stdin().lock()) {
             Ok(copy) => Some(copy),
             Err(e) => return fail(&format!("-: cannot read standard input: {e}")),
         }
@@ -332,12 +332,12 @@ fn run(cli: Cli) -> ExitCode {
         .as_ref()
         .map_or_else(|| file.clone(), |copy| copy.path().to_owned());
     let kind = match stdin_copy.as_ref().map_or_else(
-        || kpe::check::file_kind(&path),
+        || kpe::transcripts::file_kind(&path),
         |copy| match copy.reopen() {
-            Ok(f) => kpe::check::file_kind_of_reader("-", f),
-            Err(e) => Err(kpe::check::InputError {
+            Ok(f) => kpe::transcripts::file_kind_of_reader("-", f),
+            Err(e) => Err(kpe::reporter::InputError {
                 file: "-".to_owned(),
-                kind: kpe::check::InputErrorKind::Read(e),
+                kind: kpe::reporter::InputErrorKind::Read(e),
             }),
         },
     ) {
@@ -365,11 +365,13 @@ fn run(cli: Cli) -> ExitCode {
             }
             with_sinks(&cli.out, |sink| {
                 let mut policed = PolicySink::new(sink, &policy);
-                let mut options = kpe::check::Options::default().named(file.display().to_string());
+                let mut options =
+                    kpe::transcripts::Options::default().named(file.display().to_string());
                 if let Some(jobs) = cli.jobs {
                     options.jobs = jobs as usize;
                 }
-                let result = kpe::check::check_transcript_file_with(&path, &options, &mut policed);
+                let result =
+                    kpe::transcripts::check_transcript_file_with(&path, &options, &mut policed);
                 exit(result.map(|_| policed.summary().clone()))
             })
         }

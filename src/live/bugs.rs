@@ -598,8 +598,9 @@ impl Rules {
 
 #[cfg(test)]
 mod tests {
+    use super::answer as answer_request;
     use super::*;
-    use crate::live::{Answer, Question, expected};
+    use crate::judge::{Answer, Question, compare, expected};
 
     fn answer(bug: Bug, q: &Question, profile: Profile) -> Answer {
         match *q {
@@ -667,5 +668,102 @@ mod tests {
             err.contains("`nope`") && err.contains("chain-also-forward"),
             "{err}"
         );
+    }
+
+    /// The engine of `bug` asked `question`.
+    fn bugged(bug: &str, question: &Question) -> Answer {
+        let bug: Bug = bug.parse().unwrap();
+        let reply = answer_request(bug, &question.request(), Profile::DEFAULT).unwrap();
+        match reply {
+            crate::protocol::Reply::Legal { mut moves } => {
+                moves.sort();
+                Answer::Legal(moves)
+            }
+            other => Answer::from_reply(other).unwrap_or_else(|o| panic!("{o:?}")),
+        }
+    }
+
+    #[test]
+    fn the_rule_cited_is_the_step_the_engine_got_wrong() {
+        // The examples of issue 9, each cited wrongly before.
+        for (bug, position, question, rules) in [
+            // The chain also takes the pit after the landing pit: CAP-2,
+            // not CAP-3.
+            (
+                "chain-also-forward",
+                "0,28,3,2/2,5,1,7 N 0/0 1-34/1234",
+                Some("N2"),
+                vec!["CAP-2"],
+            ),
+            // The lock judged on the opponent's used pits: LOCK-1, not
+            // CAP-1 and CAP-4.
+            (
+                "lock-on-opponent",
+                "0,4,0,0/7,1,0,0 S 36/0 1234/-234",
+                Some("S2"),
+                vec!["LOCK-1"],
+            ),
+            // Feeding demanded while North still has a stone: FEED-1, not
+            // MOVE-1 and MOVE-2.
+            (
+                "feeding-at-one-stone",
+                "1,2,0,4/0,0,1,0 S 20/20 1234/1234",
+                None,
+                vec!["FEED-1"],
+            ),
+            // Captured stones credited to the opponent: CAP-4 alone.
+            (
+                "captures-count-for-opponent",
+                "9,10,8,3/1,3,1,9 S 0/4 1234/1234",
+                Some("S4"),
+                vec!["CAP-4"],
+            ),
+            // An empty own pit refused as feeding-required: MOVE-4.
+            (
+                "feeding-before-empty",
+                "3,0,1,2/0,0,0,0 S 20/22 1234/1234",
+                Some("S2"),
+                vec!["MOVE-4"],
+            ),
+        ] {
+            let position: Position = position.parse().unwrap();
+            let question = match question {
+                Some(pit) => Question::Play(position, pit.parse().unwrap()),
+                None => Question::Legal(position),
+            };
+            let claimed = bugged(bug, &question);
+            let m = compare(&question, &claimed, Profile::DEFAULT)
+                .unwrap_or_else(|| panic!("{bug}: no divergence"));
+            assert_eq!(m.rules, rules, "{bug}: {:?}", m.fields);
+        }
+        // The legal moves say what is missing.
+        let question = Question::Legal("1,2,0,4/0,0,1,0 S 20/20 1234/1234".parse().unwrap());
+        let m = compare(
+            &question,
+            &bugged("feeding-at-one-stone", &question),
+            Profile::DEFAULT,
+        )
+        .unwrap();
+        let missing = &m.fields[0].details[0];
+        assert_eq!(
+            (missing.field, missing.expected.as_str()),
+            ("legal.missing", "S1 S2")
+        );
+        // A pit named twice is one too many.
+        let twice = Answer::Legal(vec![
+            Pit::ALL[0],
+            Pit::ALL[0],
+            Pit::ALL[1],
+            Pit::ALL[2],
+            Pit::ALL[3],
+        ]);
+        let m = compare(
+            &Question::Legal(Position::initial()),
+            &twice,
+            Profile::DEFAULT,
+        )
+        .unwrap();
+        let extra = &m.fields[0].details[0];
+        assert_eq!((extra.field, extra.claimed.as_str()), ("legal.extra", "S1"));
     }
 }

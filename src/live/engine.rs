@@ -5,10 +5,10 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::facts::{Answer, Facts, Question};
 use super::manifest::Timeouts;
 use super::process::{EngineProcess, Launch, ProcessError};
 use crate::board::Pit;
+use crate::judge::{Answer, Facts, Question};
 use crate::position::Position;
 use crate::profile::Profile;
 use crate::protocol::{PROTOCOL_VERSION, Reply, Request};

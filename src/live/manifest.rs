@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::process::Launch;
-use crate::check::{InputError, InputErrorKind};
 use crate::profile::Profile;
+use crate::reporter::{InputError, InputErrorKind};
 use crate::scenario::{LimitedRead, line_column, read_limited};
 
 /// The only manifest version this crate reads.

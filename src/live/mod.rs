@@ -6,18 +6,19 @@
 //! position and seeded random games, comparing each answer with the rules;
 //! each divergence is shrunk to a minimal position and printed as a scenario,
 //! and the readings that would explain the engine's answers are named
-//! ([`diagnose`], through [`crate::check::name_reading`]). [`serve`] is the other side: the reference rules speaking
-//! the protocol, behind `kpe engine`.
+//! ([`crate::judge::diagnose`], through [`crate::judge::name_reading`]).
+//! [`serve`] is the other side: the reference rules speaking the protocol,
+//! behind `kpe engine`.
+//!
+//! This mode imports judgement ([`crate::judge`]) and the report model
+//! ([`crate::reporter`]), never the transcript mode.
 
 pub(crate) mod bugs;
-pub(crate) mod compare;
 mod engine;
-mod facts;
 pub mod interrupt;
 mod manifest;
 mod process;
 mod quick_reply;
-mod reading;
 mod repro;
 mod run;
 mod scenarios;
@@ -26,11 +27,8 @@ mod serve;
 mod shrink;
 pub mod units;
 
-pub use crate::check::MAX_DIVERGING_GAMES;
 pub use bugs::{Bug, Session as BugSession};
-pub use compare::{FieldDiff, Mismatch, compare, expected};
 pub use engine::{Engine, EngineInfo, Failure, FailureKind};
-pub use facts::{Answer, Facts, Question};
 pub use manifest::{
     AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
     RandomPlan, Timeouts, schema as manifest_schema,
@@ -39,7 +37,6 @@ pub use manifest::{MAX_MANIFEST, MAX_PERFT_NODES};
 pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use quick_reply::read_reply;
-pub use reading::{Answers, diagnose};
 pub use repro::{repetition_rules, reproduction, reproduction_in_game};
 pub use run::{
     ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use super::compare::expected;
-use super::facts::{Answer, Question};
 use super::shrink::Diverging;
 use crate::game::Outcome;
+use crate::judge::compare::expected;
+use crate::judge::{Answer, Question};
 use crate::profile::{Profile, Switch};
 use crate::rules::{self, sweep};
 use crate::scenario::{Expect, Rejection, Scenario, SwitchName};
@@ -225,7 +225,7 @@ fn slug(question: &Question) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::live::compare::compare;
+    use crate::judge::compare::compare;
     use crate::scenario::{Reference, Subject};
 
     #[test]

@@ -9,22 +9,23 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::engine::{Engine, EngineInfo};
-use super::facts::Question;
 use super::manifest::{Manifest, Profiles};
 use super::schedule::{self, Done, Planned, Settings};
 use super::shrink::shrink;
 use super::units::{
     Ctx, Unit, divergence, find_probe, perft_units, random_units, result, scenario_units,
 };
-use crate::check::{
-    Certificate, CheckError, Engine as TranscriptEngine, Explanation, Groups, InputError, Policy,
-    ProfileSummary, Reading, RuleCount, RuleSet, Run, RunKind, Shard, Sink, SuiteStamp, Summary,
-    UnitResult, Verdict,
-};
+use crate::judge::Question;
+use crate::judge::{Explanation, Reading, RuleCount, RuleSet};
 use crate::position::Position;
 use crate::profile::{Profile, Switch};
 use crate::protocol::PROTOCOL_VERSION;
+use crate::reporter::{
+    Certificate, CheckError, Groups, InputError, Policy, ProfileSummary, Run, RunKind, Shard, Sink,
+    SuiteStamp, Summary, UnitResult, Verdict,
+};
 use crate::scenario::{ScenarioErrors, Suite};
+use crate::transcript::Engine as TranscriptEngine;
 
 /// Divergence groups whose example is shrunk to a minimal reproduction in
 /// one run (each costs up to [`super::shrink::SHRINK_BUDGET`] questions).
@@ -518,7 +519,7 @@ pub fn check_engine(
             let mut probes = 0;
             loop {
                 explanations = explain(&done, index, profile);
-                let r = crate::check::reading_from(profile, &explanations);
+                let r = crate::judge::reading_from(profile, &explanations);
                 let candidates: Vec<Profile> = r.conforms_under.clone();
                 if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
                     reading = diverged.then_some(r);
@@ -550,7 +551,7 @@ pub fn check_engine(
                     profile_index: index,
                 });
                 if !answered {
-                    reading = Some(crate::check::reading_from(
+                    reading = Some(crate::judge::reading_from(
                         profile,
                         &explain(&done, index, profile),
                     ));
@@ -573,7 +574,7 @@ pub fn check_engine(
     let several = profiles.len() > 1;
     let mut shutdown = ran.shutdown;
     for (index, profile, reading, explanations) in rows {
-        let mut counts = crate::check::Counts::default();
+        let mut counts = crate::reporter::Counts::default();
         let mine = done
             .iter()
             .filter(|d| d.profile_index == index)
@@ -636,7 +637,7 @@ pub fn check_engine(
 fn rows_push(
     summary: &mut Summary,
     profile: Profile,
-    counts: crate::check::Counts,
+    counts: crate::reporter::Counts,
     reading: Option<Reading>,
     explanations: Vec<Explanation>,
     keep: bool,
@@ -680,7 +681,7 @@ fn explain(done: &[Done], index: usize, claimed: Profile) -> Vec<Explanation> {
             for d in &units {
                 let mut broken = RuleSet::new();
                 for (question, answer) in &d.facts {
-                    if let Some(m) = super::compare::compare(question, answer, profile) {
+                    if let Some(m) = crate::judge::compare(question, answer, profile) {
                         m.rules.iter().for_each(|r| broken.insert(r));
                     }
                 }
@@ -699,7 +700,7 @@ fn explain(done: &[Done], index: usize, claimed: Profile) -> Vec<Explanation> {
                 }
             }
             rules.sort_by_key(|r| {
-                crate::check::RULE_IDS
+                crate::judge::RULE_IDS
                     .iter()
                     .position(|(id, _)| *id == r.rule)
             });

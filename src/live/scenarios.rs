@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 
 use super::engine::{Engine, Failure};
-use super::facts::{Answer, Question};
 use crate::board::Pit;
 use crate::game::Outcome;
+use crate::judge::{Answer, Question};
 use crate::position::Position;
 use crate::profile::{Profile, Switch};
 use crate::report::{End, EndReason};

@@ -13,11 +13,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::engine::{Engine, EngineInfo};
-use super::facts::{Answer, Question};
 use super::shrink::Diverging;
 use super::units::{Ctx, Unit, result};
-use crate::check::{Policy, RuleSet, UnitResult, Verdict};
+use crate::judge::RuleSet;
+use crate::judge::{Answer, Question};
 use crate::profile::Profile;
+use crate::reporter::{Policy, UnitResult, Verdict};
 
 /// Engine processes one worker starts for one profile before it gives up.
 pub const MAX_STARTS: u32 = 4;
@@ -110,7 +111,7 @@ fn stop_reason(
     policy: &Policy,
 ) -> Option<String> {
     let me = &plan[i];
-    crate::check::stop_reason(
+    crate::reporter::stop_reason(
         results[..i].iter().flatten().map(|d| &d.result),
         me.unit.kind(),
         &me.unit.id(),
@@ -252,7 +253,7 @@ impl Worker<'_> {
                 result.time = started.elapsed().as_secs_f64();
                 result.profile = Some(planned.profile);
                 result.seq = Some(planned.seq);
-                result.reason = Some(crate::check::DID_NOT_START.to_owned());
+                result.reason = Some(crate::reporter::DID_NOT_START.to_owned());
                 return Done {
                     result,
                     found: None,
@@ -311,7 +312,7 @@ pub fn run(plan: &[Planned], settings: &Settings<'_>) -> Ran {
     // The stopping rules once more, in plan order, so that what a worker
     // ran early because it did not know yet is reported as not run.
     let mut results: Vec<UnitResult> = done.iter().map(|d| d.result.clone()).collect();
-    crate::check::normalize(&mut results, settings.policy.max_failures);
+    crate::reporter::normalize(&mut results, settings.policy.max_failures);
     for (d, result) in done.iter_mut().zip(results) {
         if result.verdict == Verdict::Skipped && d.result.verdict != Verdict::Skipped {
             d.facts.clear();

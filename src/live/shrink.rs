@@ -4,10 +4,10 @@
 
 use std::collections::HashSet;
 
-use super::compare::{Mismatch, compare};
 use super::engine::{Engine, Failure};
-use super::facts::{Answer, Question};
 use crate::board::{PITS, Pit, Player};
+use crate::judge::compare::{Mismatch, compare};
+use crate::judge::{Answer, Question};
 use crate::position::{Position, Setup};
 use crate::profile::Profile;
 

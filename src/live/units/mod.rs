@@ -15,14 +15,15 @@ pub use probe::{PROBE_PLAYOUTS, Probe, find_probe};
 pub use random::{RandomGame, random_units};
 pub use scenario::{ScenarioUnit, scenario_units};
 
-use super::compare::compare;
 use super::engine::{Engine, Failure};
-use super::facts::{Answer, Question};
 use super::repro::reproduction;
 use super::shrink::Diverging;
-use crate::check::{Divergence, EngineError, FieldDiff, ReportRules, RuleSet, UnitResult};
+use crate::judge::compare::compare;
+use crate::judge::{Answer, Question};
+use crate::judge::{Divergence, FieldDiff, ReportRules, RuleSet};
 use crate::position::Position;
 use crate::profile::Profile;
+use crate::reporter::{EngineError, UnitResult};
 
 /// Lines of an engine's stderr shown with an error, and their width.
 const STDERR_LINES: usize = 20;
@@ -167,7 +168,7 @@ pub fn divergence(found: &Diverging, ply: u64, profile: Profile, unit: Option<&s
     }
 }
 
-fn convert(diff: &super::compare::FieldDiff) -> FieldDiff {
+fn convert(diff: &crate::judge::compare::FieldDiff) -> FieldDiff {
     let mut out = FieldDiff::new(diff.field, diff.expected.clone(), diff.claimed.clone());
     out.rules = diff.rules.iter().copied().collect();
     out.details = diff.details.iter().map(convert).collect();

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::{Ctx, Outcome, Unit, questions_at};
-use crate::check::{Divergence, FieldDiff};
+use crate::judge::{Divergence, FieldDiff};
 use crate::live::engine::Failure;
 use crate::live::shrink::Diverging;
 use crate::perft::perft;

@@ -9,8 +9,8 @@ use rand_chacha::ChaCha8Rng;
 use super::{Ctx, Outcome, Unit, agrees};
 use crate::board::Pit;
 use crate::game::{Game, Outcome as GameOutcome};
-use crate::live::compare::expected;
-use crate::live::facts::Question;
+use crate::judge::Question;
+use crate::judge::compare::expected;
 use crate::position::Position;
 use crate::profile::Profile;
 

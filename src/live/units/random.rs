@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{Ctx, Outcome, Unit};
 use crate::board::Pit;
 use crate::game::{Game, Outcome as GameOutcome};
-use crate::live::facts::Question;
+use crate::judge::Question;
 use crate::live::repro::{repetition_rules, reproduction_in_game};
 use crate::live::shrink::Diverging;
 use crate::position::Position;

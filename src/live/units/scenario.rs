@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{Ctx, Outcome, Unit};
-use crate::check::{Divergence, FieldDiff};
+use crate::judge::{Divergence, FieldDiff};
 use crate::live::scenarios::{EngineSubject, questions};
 use crate::position::Position;
 use crate::profile::Profile;

@@ -16,7 +16,7 @@ use crate::report::Capture;
 
 use super::reader::{GameHandler, GameRead, NoGame, Pass};
 use super::scan::first_special;
-use super::transcript::{MAX_LISTED, Notation, Ply, notation_at};
+use crate::transcript::{MAX_LISTED, Notation, Ply, notation_at};
 
 /// Why the quick reader gave up: the game is for serde to read.
 #[derive(Debug, PartialEq, Eq)]
@@ -478,8 +478,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::check::reader::serde_game;
     use crate::testing::{edited, edits};
+    use crate::transcripts::reader::serde_game;
     use crate::{Game, Profile};
 
     /// What a reading gave the handler: each game begun, with its plies.

@@ -4,11 +4,12 @@
 
 use std::path::PathBuf;
 
+use super::input::CheckError;
 use super::input::InputError;
-use super::reader::CheckError;
-use super::reading::reading_from;
 use super::render::{Sink, parse_json_report};
-use super::report::{Counts, Explanation, JsonReport, ProfileSummary, RuleCount, Summary};
+use super::report::{Counts, JsonReport, ProfileSummary, Summary};
+use crate::judge::reading_from;
+use crate::judge::{Explanation, RuleCount};
 
 /// Largest report file read, in bytes.
 const MAX_REPORT: u64 = 1 << 30;
@@ -159,7 +160,7 @@ pub fn merge_reports(
         }
         for e in &mut explanations {
             e.rules.sort_by_key(|r| {
-                super::rules::RULE_IDS
+                crate::judge::RULE_IDS
                     .iter()
                     .position(|(id, _)| *id == r.rule)
             });

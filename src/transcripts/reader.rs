@@ -28,52 +28,19 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use crate::position::Position;
 use crate::profile::Profile;
 
-use super::diagnose::{Context, diagnose};
-use super::input::{FileKind, Guarded, InputError, InputErrorKind, guarded};
-use super::oracle::{GameCheck, Mismatch};
 use super::quick;
-use super::reading::{Recheck, name_reading};
-use super::render::Sink;
-use super::report::{Divergence, Run, RunKind, Summary, UnitResult};
-use super::rules::{ReportRules, RuleSet};
 use super::scan::{Mark, ScanError, Scanner, Span};
-use super::transcript::{Engine, Ply, TranscriptFormat, VERSION};
+use crate::judge::diagnose::{Context, diagnose};
+use crate::judge::oracle::{GameCheck, Mismatch};
+use crate::judge::{Divergence, Recheck, ReportRules, RuleSet, name_reading};
+use crate::reporter::{
+    CheckError, FileKind, Guarded, InputError, InputErrorKind, Run, RunKind, Sink, Summary,
+    UnitResult, guarded,
+};
+use crate::transcript::{Engine, Ply, TranscriptFormat, VERSION};
 
 mod chunks;
 mod skip;
-
-/// Why a check run stopped early.
-#[derive(Debug)]
-pub enum CheckError {
-    /// The input is bad: exit 2.
-    Input(InputError),
-    /// A report could not be written.
-    Output(io::Error),
-}
-
-impl fmt::Display for CheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CheckError::Input(e) => e.fmt(f),
-            CheckError::Output(e) => write!(f, "cannot write the report: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for CheckError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            CheckError::Input(e) => Some(e),
-            CheckError::Output(e) => Some(e),
-        }
-    }
-}
-
-impl From<InputError> for CheckError {
-    fn from(e: InputError) -> CheckError {
-        CheckError::Input(e)
-    }
-}
 
 // ---------------------------------------------------------------------------
 // Opening files

@@ -425,3 +425,36 @@ mod tests {
         );
     }
 }
+
+/// Why a check run stopped early.
+#[derive(Debug)]
+pub enum CheckError {
+    /// The input is bad: exit 2.
+    Input(InputError),
+    /// A report could not be written.
+    Output(io::Error),
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Input(e) => e.fmt(f),
+            CheckError::Output(e) => write!(f, "cannot write the report: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CheckError::Input(e) => Some(e),
+            CheckError::Output(e) => Some(e),
+        }
+    }
+}
+
+impl From<InputError> for CheckError {
+    fn from(e: InputError) -> CheckError {
+        CheckError::Input(e)
+    }
+}

@@ -10,7 +10,7 @@ use crate::profile::{Profile, Switch};
 use crate::report::{Capture, End, EndReason, Report};
 use crate::rules::{self, Moves, Reason};
 
-use super::transcript::Ply;
+use crate::transcript::Ply;
 
 /// Which claimed fields of a ply differ from the rules' answer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

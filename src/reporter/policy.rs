@@ -10,7 +10,7 @@ use globset::{Glob, GlobMatcher};
 use super::input::InputError;
 use super::render::Sink;
 use super::report::{Run, Summary, UnitResult, Verdict};
-use super::rules::{RULE_IDS, RuleSet};
+use crate::judge::{RULE_IDS, RuleSet};
 use crate::profile::Profile;
 
 /// A `--only` or `--skip` pattern: a glob over unit ids (`cap-*`,

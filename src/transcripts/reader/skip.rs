@@ -5,7 +5,7 @@
 //!
 //! Without this, `games` is skipped by reading it value by value, or (when
 //! that finds something out of the ordinary) by its brackets alone, as
-//! [`Scanner::value`](crate::check::scan::Scanner::value) does. Both end at
+//! [`Scanner::value`](crate::transcripts::scan::Scanner::value) does. Both end at
 //! the same bracket unless a `"`, `[` or `{` is part of a number or a
 //! literal (`1[`, `t"`): only then does reading value by value see a
 //! bracket or a string that the brackets alone do not. So the brackets
@@ -37,7 +37,7 @@ use std::sync::mpsc;
 use wide::u8x64;
 
 use super::SpanReader;
-use crate::check::scan::{Mark, first_special};
+use crate::transcripts::scan::{Mark, first_special};
 
 /// What counting a piece's brackets found, from its first byte (outside a
 /// string) to its last.
@@ -474,7 +474,7 @@ mod tests {
     use std::io::Write;
 
     use super::*;
-    use crate::check::scan::Scanner;
+    use crate::transcripts::scan::Scanner;
 
     const START: Mark = Mark {
         offset: 0,

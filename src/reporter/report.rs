@@ -5,14 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::board::Pit;
-use crate::position::Position;
 use crate::profile::Profile;
-use crate::scenario::Scenario;
 
-use super::reading::Reading;
-use super::rules::RuleSet;
-use super::transcript::Engine;
+use crate::judge::{Divergence, Explanation, Reading, RuleCount, RuleSet};
+use crate::transcript::Engine;
 
 /// The `format` of a JSON report.
 pub const REPORT_FORMAT: &str = "kpe-check-report";
@@ -423,84 +419,6 @@ pub struct EngineError {
     pub stderr_bytes: u64,
 }
 
-/// The first place a unit departs from the rules.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Divergence {
-    /// The 1-based ply of the diverging move, if the unit has plies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ply: Option<u64>,
-    /// The position before the diverging move (in notation).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub before: Option<Position>,
-    /// The diverging move.
-    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
-    pub mv: Option<Pit>,
-    /// Each claimed field that differs from the rules' answer.
-    pub fields: Vec<FieldDiff>,
-    /// The rule IDs that decide the differing fields, in spec order.
-    pub rules: RuleSet,
-    /// Further explanations, one sentence each.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// A conformance scenario that reproduces the divergence: the rules'
-    /// answers where the engine went wrong.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scenario: Option<Scenario>,
-}
-
-impl Divergence {
-    /// The scenario as YAML, ready to paste under `scenarios:` in a
-    /// `conformance/*.yaml` file.
-    #[must_use]
-    pub fn scenario_yaml(&self) -> Option<String> {
-        let scenario = self.scenario.as_ref()?;
-        Some(serde_yaml::to_string(&[scenario]).expect("a scenario serialises to YAML"))
-    }
-
-    /// The names of the differing fields, in order.
-    #[must_use]
-    pub fn field_names(&self) -> Vec<String> {
-        self.fields.iter().map(|f| f.field.clone()).collect()
-    }
-}
-
-/// One claimed field against the rules' answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FieldDiff {
-    /// The field, as named in the input (`after`, `legal`, `captures`,
-    /// `game_over`, `totals`, `move`), or a part of it (`after.pits`).
-    pub field: String,
-    /// The rules' answer.
-    pub expected: String,
-    /// The engine's claim.
-    pub claimed: String,
-    /// The rule IDs that decide this field.
-    pub rules: RuleSet,
-    /// The parts that differ, for a compound field such as a position.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub details: Vec<FieldDiff>,
-}
-
-impl FieldDiff {
-    /// A difference in `field`.
-    #[must_use]
-    pub fn new(
-        field: impl Into<String>,
-        expected: impl Into<String>,
-        claimed: impl Into<String>,
-    ) -> FieldDiff {
-        FieldDiff {
-            field: field.into(),
-            expected: expected.into(),
-            claimed: claimed.into(),
-            rules: RuleSet::new(),
-            details: Vec::new(),
-        }
-    }
-}
-
 /// How many units got each verdict, and the plies compared.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
@@ -658,31 +576,6 @@ pub const EXIT_CODES: [(u8, &str); 7] = [
     ),
 ];
 
-/// How many units of one profile break a rule, or are left unexplained by
-/// it under another profile.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RuleCount {
-    /// The rule ID.
-    pub rule: String,
-    /// How many units.
-    pub units: u64,
-}
-
-/// How well one profile explains a live engine's answers: the units whose
-/// answers it does not explain, by rule. Shard reports carry one for each
-/// profile, so that `kpe-check merge` names the reading from all shards.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Explanation {
-    /// The profile re-checked.
-    pub profile: Profile,
-    /// Units with an answer this profile does not explain.
-    pub units: u64,
-    /// Those units by the rule that decides the unexplained answer.
-    pub rules: Vec<RuleCount>,
-}
-
 /// The totals of one profile of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -817,7 +710,7 @@ impl Summary {
                 }
             }
             let order = |r: &RuleCount| {
-                super::rules::RULE_IDS
+                crate::judge::RULE_IDS
                     .iter()
                     .position(|(id, _)| *id == r.rule)
             };
@@ -1062,6 +955,8 @@ pub fn report_schema() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::FieldDiff;
+    use crate::position::Position;
 
     fn diverging(id: &str, rules: &[&str], field: &str, stones: &str) -> UnitResult {
         let before: Position = stones.parse().unwrap();

@@ -87,7 +87,7 @@ pub struct Nearest {
     /// Units it leaves unexplained.
     pub units: u64,
     /// The rules left unexplained under it, with how many units each.
-    pub rules: Vec<super::report::RuleCount>,
+    pub rules: Vec<RuleCount>,
 }
 
 fn switch_names<S: serde::Serializer>(switches: &[Switch], s: S) -> Result<S::Ok, S::Error> {
@@ -301,7 +301,7 @@ pub fn name_reading<R: Recheck + ?Sized>(
 /// re-checked profile explains its units (live mode, and `kpe-check
 /// merge` over shard reports): the profiles that leave nothing
 /// unexplained, or else the nearest one with what it leaves.
-pub fn reading_from(claimed: Profile, explanations: &[super::report::Explanation]) -> Reading {
+pub fn reading_from(claimed: Profile, explanations: &[Explanation]) -> Reading {
     let distance = |p: Profile| {
         Switch::ALL
             .iter()
@@ -338,6 +338,31 @@ pub fn reading_from(claimed: Profile, explanations: &[super::report::Explanation
         text: String::new(),
     }
     .stated()
+}
+
+/// How many units of one profile break a rule, or are left unexplained by
+/// it under another profile.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleCount {
+    /// The rule ID.
+    pub rule: String,
+    /// How many units.
+    pub units: u64,
+}
+
+/// How well one profile explains a live engine's answers: the units whose
+/// answers it does not explain, by rule. Shard reports carry one for each
+/// profile, so that `kpe-check merge` names the reading from all shards.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Explanation {
+    /// The profile re-checked.
+    pub profile: Profile,
+    /// Units with an answer this profile does not explain.
+    pub units: u64,
+    /// Those units by the rule that decides the unexplained answer.
+    pub rules: Vec<RuleCount>,
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! Naming the reading an engine follows: every answer it gave, checked
 //! again under other rules profiles through the checker's
-//! [`crate::check::name_reading`].
+//! [`super::name_reading`].
 
 use std::convert::Infallible;
 
 use super::compare::compare;
 use super::facts::Facts;
-use crate::check::{Reading, Recheck, name_reading};
+use super::reading::{Reading, Recheck, name_reading};
 use crate::profile::{Profile, Switch};
 
 /// An engine's recorded answers, re-checkable under any profile.
@@ -59,8 +59,8 @@ pub fn diagnose(facts: &Facts, claimed: Profile) -> Reading {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::live::compare::expected;
-    use crate::live::facts::Question;
+    use crate::judge::compare::expected;
+    use crate::judge::facts::Question;
     use crate::position::Position;
 
     #[test]

@@ -28,10 +28,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
 
-use super::{CheckError, Consumer, FILE_START, Mode, Top, Worker, check_leading};
-use crate::check::quick::after_ws;
-use crate::check::rules::ReportRules;
-use crate::check::scan::Scanner;
+use super::{Consumer, FILE_START, Mode, Top, Worker, check_leading};
+use crate::judge::ReportRules;
+use crate::reporter::CheckError;
+use crate::transcripts::quick::after_ws;
+use crate::transcripts::scan::Scanner;
 
 /// How the file is cut into pieces.
 #[derive(Clone, Copy, Debug)]
@@ -463,8 +464,8 @@ mod tests {
 
     use super::super::{Abort, Header, MainMode, drive_with};
     use super::*;
-    use crate::check::report::UnitResult;
-    use crate::check::rules::RuleSet;
+    use crate::judge::RuleSet;
+    use crate::reporter::UnitResult;
     use crate::testing::{edited, edits};
     use crate::{Game, Position, Profile};
 

@@ -8,12 +8,11 @@ use std::path::PathBuf;
 
 use super::input::InputError;
 use super::render::{Sink, counts_text};
-use super::report::{
-    Collected, Divergence, FieldDiff, Group, Run, RunKind, Summary, UnitResult, Verdict,
-};
-use super::rules::rule_title;
+use super::report::{Collected, Group, Run, RunKind, Summary, UnitResult, Verdict};
 use crate::board::{Pit, Player};
 use crate::html::{self, Board, Markup, Page, Table, Tone, element};
+use crate::judge::rule_title;
+use crate::judge::{Divergence, FieldDiff};
 use crate::position::Position;
 
 /// The report as an HTML page written to a file when the run ends (or
@@ -103,7 +102,7 @@ impl HtmlSink {
                 html::paragraph(&format!(
                     "By conforming plies ({} of {}): {rules}",
                     summary.rules.len(),
-                    super::rules::RULE_IDS.len()
+                    crate::judge::RULE_IDS.len()
                 )),
             );
         }

@@ -9,10 +9,11 @@ use anstyle::{AnsiColor, Style};
 
 use super::input::{InputError, InputErrorKind};
 use super::report::{
-    Collected, Divergence, FieldDiff, Group, GroupRef, Groups, InputErrorReport, JsonReport,
-    REPORT_FORMAT, REPORT_VERSION, Run, RunKind, RunVerdict, Summary, UnitResult, Verdict,
+    Collected, Group, GroupRef, Groups, InputErrorReport, JsonReport, REPORT_FORMAT,
+    REPORT_VERSION, Run, RunKind, RunVerdict, Summary, UnitResult, Verdict,
 };
-use super::rules::{RULE_IDS, rule_title};
+use crate::judge::{Divergence, FieldDiff};
+use crate::judge::{RULE_IDS, rule_title};
 
 /// Receives a check run's results as they are produced.
 pub trait Sink {

@@ -13,10 +13,10 @@ use crate::report::{Capture, End, Report};
 use crate::rules::{IllegalMove, Reason, play};
 use crate::scenario::{Expect, Rejection, Scenario, SwitchName};
 
+use super::divergence::{Divergence, FieldDiff};
 use super::oracle::{GameCheck, Mismatch, Refusal, Replay, compare, replay, same_captures};
-use super::report::{Divergence, FieldDiff};
 use super::rules::RuleSet;
-use super::transcript::{Engine, Ply};
+use crate::transcript::{Engine, Ply};
 
 /// Where a divergence happened, for its scenario's id and description.
 pub(crate) struct Context<'a> {
@@ -174,7 +174,7 @@ fn broken_rules(
     legal: &[Pit],
     result: &Result<(Position, Report), Refusal>,
 ) -> RuleSet {
-    use crate::live::{Answer, Question};
+    use super::facts::{Answer, Question};
     use crate::protocol::EndClaim;
     let before = check.position;
     let profile = check.profile;
@@ -182,7 +182,7 @@ fn broken_rules(
     if mismatch.has(Mismatch::LEGAL)
         && let Some(claimed) = &claim.legal
     {
-        ids = crate::live::compare::broken(
+        ids = super::compare::broken(
             &Question::Legal(before),
             &Answer::Legal(legal.to_vec()),
             &Answer::Legal(claimed.clone()),
@@ -217,7 +217,7 @@ fn broken_rules(
                     captures: report.captures.to_vec(),
                     end: reference_end,
                 };
-                ids = crate::live::compare::broken(
+                ids = super::compare::broken(
                     &Question::Play(before, claim.mv),
                     &expected,
                     &claimed,

@@ -1,0 +1,89 @@
+//! A divergence: the first place a unit departs from the rules, with each
+//! differing field, the rules that decide it and a scenario that
+//! reproduces it. Judgement produces it; the report model carries it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::Pit;
+use crate::position::Position;
+use crate::scenario::Scenario;
+
+use super::rules::RuleSet;
+
+/// The first place a unit departs from the rules.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Divergence {
+    /// The 1-based ply of the diverging move, if the unit has plies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ply: Option<u64>,
+    /// The position before the diverging move (in notation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<Position>,
+    /// The diverging move.
+    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+    pub mv: Option<Pit>,
+    /// Each claimed field that differs from the rules' answer.
+    pub fields: Vec<FieldDiff>,
+    /// The rule IDs that decide the differing fields, in spec order.
+    pub rules: RuleSet,
+    /// Further explanations, one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// A conformance scenario that reproduces the divergence: the rules'
+    /// answers where the engine went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<Scenario>,
+}
+
+impl Divergence {
+    /// The scenario as YAML, ready to paste under `scenarios:` in a
+    /// `conformance/*.yaml` file.
+    #[must_use]
+    pub fn scenario_yaml(&self) -> Option<String> {
+        let scenario = self.scenario.as_ref()?;
+        Some(serde_yaml::to_string(&[scenario]).expect("a scenario serialises to YAML"))
+    }
+
+    /// The names of the differing fields, in order.
+    #[must_use]
+    pub fn field_names(&self) -> Vec<String> {
+        self.fields.iter().map(|f| f.field.clone()).collect()
+    }
+}
+
+/// One claimed field against the rules' answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDiff {
+    /// The field, as named in the input (`after`, `legal`, `captures`,
+    /// `game_over`, `totals`, `move`), or a part of it (`after.pits`).
+    pub field: String,
+    /// The rules' answer.
+    pub expected: String,
+    /// The engine's claim.
+    pub claimed: String,
+    /// The rule IDs that decide this field.
+    pub rules: RuleSet,
+    /// The parts that differ, for a compound field such as a position.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<FieldDiff>,
+}
+
+impl FieldDiff {
+    /// A difference in `field`.
+    #[must_use]
+    pub fn new(
+        field: impl Into<String>,
+        expected: impl Into<String>,
+        claimed: impl Into<String>,
+    ) -> FieldDiff {
+        FieldDiff {
+            field: field.into(),
+            expected: expected.into(),
+            claimed: claimed.into(),
+            rules: RuleSet::new(),
+            details: Vec::new(),
+        }
+    }
+}

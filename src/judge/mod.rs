@@ -1,0 +1,31 @@
+//! Judgement: what both modes of `kpe-check` stand on.
+//!
+//! An engine's claims, from a transcript or from live answers, are judged
+//! here against the reference rules: a game is replayed ([`oracle`]), a
+//! live answer is compared field by field ([`compare`]), each differing
+//! field gets the rules that decide it ([`RuleSet`]), a divergence cites
+//! its rule and gets a reproducing scenario ([`Divergence`]), and the
+//! reading that explains an engine is named ([`name_reading`]).
+//!
+//! This layer imports only the rules below it; the report model
+//! ([`crate::reporter`]) and both modes ([`crate::transcripts`],
+//! [`crate::live`]) import it.
+
+pub(crate) mod answers;
+pub mod compare;
+pub(crate) mod diagnose;
+mod divergence;
+mod facts;
+pub(crate) mod oracle;
+mod reading;
+mod rules;
+
+pub use answers::{Answers, diagnose};
+pub use compare::{Mismatch, compare, expected};
+pub use divergence::{Divergence, FieldDiff};
+pub use facts::{Answer, Facts, Question};
+pub use reading::{
+    Explanation, Nearest, Reading, Recheck, RuleCount, name_reading, reading_from, switch_summary,
+};
+pub(crate) use rules::ReportRules;
+pub use rules::{RULE_IDS, RuleSet, rule_title};

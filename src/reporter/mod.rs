@@ -1,0 +1,36 @@
+//! The report model of a check run and every view of it.
+//!
+//! Both modes write [`UnitResult`]s to a [`Sink`]: [`HumanSink`] (the
+//! default report, coloured on a terminal), [`JsonSink`] (`--format json`),
+//! [`JunitSink`] (`--junit FILE`) and [`HtmlSink`] (`--html FILE`). The
+//! model ([`JsonReport`], [`Summary`], [`Certificate`]) is one value; the
+//! renderers only read it, and [`merge_files`] reads it back from the JSON
+//! reports of shards. [`Policy`] is what a run selects and expects, and
+//! [`InputError`] is bad input, named at its file, line and column.
+//!
+//! This layer imports judgement ([`crate::judge`]) and the rules; the two
+//! modes import it, never the other way round.
+
+mod input;
+mod merge;
+mod policy;
+mod render;
+mod render_html;
+mod report;
+
+pub use input::{CheckError, FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTES};
+pub(crate) use input::{Guarded, guarded};
+pub use merge::{merge_files, merge_reports};
+pub use policy::{
+    DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, Pattern, Policy, PolicySink, chain_of,
+    is_failure, normalize, stop_reason, stopped_reason,
+};
+pub use render::{
+    Detail, HumanSink, JsonSink, JunitSink, Sink, Tee, junit_classname, parse_json_report,
+};
+pub use render_html::HtmlSink;
+pub use report::{
+    Certificate, Counts, EXIT_CODES, EngineError, Group, GroupRef, Groups, InputErrorReport,
+    JsonReport, KPE_CHECK_VERSION, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, RunKind,
+    RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
+};
