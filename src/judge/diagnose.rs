@@ -15,6 +15,7 @@ use crate::scenario::{Expect, Rejection, Scenario, SwitchName};
 
 use super::divergence::{Divergence, FieldDiff};
 use super::oracle::{GameCheck, Mismatch, Refusal, Replay, compare, replay, same_captures};
+use super::reading::{closest, switch_summary};
 use super::rules::RuleSet;
 use crate::transcript::{Engine, Ply};
 
@@ -39,27 +40,6 @@ pub(crate) const fn switch_rule(switch: Switch) -> &'static str {
         Switch::EndWhenUnfeedable => "FEED-3",
         Switch::EndOnRepetition => "END-3",
     }
-}
-
-/// How many switches two profiles set differently.
-pub(crate) fn distance(a: Profile, b: Profile) -> usize {
-    Switch::ALL
-        .iter()
-        .filter(|&&s| a.has(s) != b.has(s))
-        .count()
-}
-
-/// The profiles of `candidates` closest to `claimed` (fewest switches
-/// changed), in `Profile::all` order.
-pub(crate) fn closest(claimed: Profile, candidates: &[Profile]) -> Vec<Profile> {
-    let Some(best) = candidates.iter().map(|&p| distance(claimed, p)).min() else {
-        return Vec::new();
-    };
-    candidates
-        .iter()
-        .copied()
-        .filter(|&p| distance(claimed, p) == best)
-        .collect()
 }
 
 /// Names profiles for people: `skip-origin` or `skip-origin,strict-lock`,
@@ -140,7 +120,7 @@ pub(crate) fn diagnose(
         notes.push(format!(
             "the whole ply is what the rules give under {}: {}",
             profile_list(&near),
-            super::reading::switch_summary(claimed_profile, near[0])
+            switch_summary(claimed_profile, near[0])
         ));
     }
     // No reading gives the whole ply: cite the rule broken, the first step of
@@ -802,17 +782,5 @@ mod tests {
     fn slugs_are_scenario_ids() {
         assert_eq!(slug("Naive Kpé 0.3-g1-ply-7"), "naive-kp-0-3-g1-ply-7");
         assert_eq!(slug("--"), "divergence");
-    }
-
-    #[test]
-    fn closest_profiles_change_the_fewest_switches() {
-        let all: Vec<Profile> = Profile::all().collect();
-        let p = |s: &str| s.parse::<Profile>().unwrap();
-        assert_eq!(closest(Profile::DEFAULT, &all[1..]).len(), 5);
-        assert_eq!(
-            closest(p("skip-origin"), &[p("strict-lock"), p("default")]),
-            vec![p("default")]
-        );
-        assert!(closest(Profile::DEFAULT, &[]).is_empty());
     }
 }

@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::profile::{Profile, Switch};
 
-use super::diagnose::closest;
-
 /// Something whose units can be checked again under another profile: a
 /// transcript file, or the recorded answers of a live engine.
 pub trait Recheck {
@@ -281,7 +279,7 @@ pub fn name_reading<R: Recheck + ?Sized>(
         .zip(verdicts)
         .filter_map(|(p, ok)| ok.then_some(p))
         .collect();
-    conforms_under.sort_by_key(|&p| super::diagnose::distance(claimed, p));
+    conforms_under.sort_by_key(|&p| distance(claimed, p));
     Ok(Reading {
         claimed,
         conforms_under,
@@ -363,6 +361,27 @@ pub struct Explanation {
     pub units: u64,
     /// Those units by the rule that decides the unexplained answer.
     pub rules: Vec<RuleCount>,
+}
+
+/// How many switches two profiles set differently.
+pub(crate) fn distance(a: Profile, b: Profile) -> usize {
+    Switch::ALL
+        .iter()
+        .filter(|&&s| a.has(s) != b.has(s))
+        .count()
+}
+
+/// The profiles of `candidates` closest to `claimed` (fewest switches
+/// changed), in `Profile::all` order.
+pub(crate) fn closest(claimed: Profile, candidates: &[Profile]) -> Vec<Profile> {
+    let Some(best) = candidates.iter().map(|&p| distance(claimed, p)).min() else {
+        return Vec::new();
+    };
+    candidates
+        .iter()
+        .copied()
+        .filter(|&p| distance(claimed, p) == best)
+        .collect()
 }
 
 #[cfg(test)]
@@ -469,5 +488,17 @@ mod tests {
                 .contains("explains it: no other profile was re-checked (I1, I2"),
             "{reading}"
         );
+    }
+
+    #[test]
+    fn closest_profiles_change_the_fewest_switches() {
+        let all: Vec<Profile> = Profile::all().collect();
+        let p = |s: &str| s.parse::<Profile>().unwrap();
+        assert_eq!(closest(Profile::DEFAULT, &all[1..]).len(), 5);
+        assert_eq!(
+            closest(p("skip-origin"), &[p("strict-lock"), p("default")]),
+            vec![p("default")]
+        );
+        assert!(closest(Profile::DEFAULT, &[]).is_empty());
     }
 }
