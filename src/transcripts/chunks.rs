@@ -28,7 +28,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
 
-use super::{Consumer, FILE_START, Mode, Top, Worker, check_leading};
+use super::reader::{Consumer, Mode, Top, Worker, check_leading};
+use super::scan::FILE_START;
 use crate::judge::ReportRules;
 use crate::reporter::CheckError;
 use crate::transcripts::quick::after_ws;
@@ -462,7 +463,9 @@ fn opens_a_game(bytes: &[u8]) -> bool {
 mod tests {
     use std::io::Write;
 
-    use super::super::{Abort, Header, MainMode, drive_with};
+    use super::super::check::MainMode;
+    use super::super::drive::drive_with;
+    use super::super::reader::{Abort, Header};
     use super::*;
     use crate::judge::RuleSet;
     use crate::reporter::UnitResult;

@@ -40,12 +40,21 @@
 //! The transcript format is specified in `spec/TRANSCRIPT.md`, with a JSON
 //! Schema generated from [`Transcript`](crate::transcript::Transcript) in `spec/transcript.schema.json`.
 
+mod check;
+mod chunks;
+mod drive;
+mod game;
+mod handler;
+mod kind;
 mod quick;
 mod reader;
 mod scan;
+mod skip;
+mod span;
 
-pub use reader::{
-    HEADER_AT_END_BYTES, HEADER_AT_END_TRIES, MAX_NOTED_GAMES, Options, TranscriptFile,
-    check_transcript_file, check_transcript_file_with, check_transcript_reader, file_kind,
-    file_kind_of_reader, spool,
+pub use check::{
+    TranscriptFile, check_transcript_file, check_transcript_file_with, check_transcript_reader,
+    spool,
 };
+pub use kind::{file_kind, file_kind_of_reader};
+pub use reader::{HEADER_AT_END_BYTES, HEADER_AT_END_TRIES, MAX_NOTED_GAMES, Options};

@@ -14,7 +14,7 @@ use crate::board::Pit;
 use crate::position::Position;
 use crate::report::Capture;
 
-use super::reader::{GameHandler, GameRead, NoGame, Pass};
+use super::handler::{GameHandler, GameRead, NoGame, Pass};
 use super::scan::first_special;
 use crate::transcript::{MAX_LISTED, Notation, Ply, notation_at};
 
@@ -479,7 +479,7 @@ mod tests {
 
     use super::*;
     use crate::testing::{edited, edits};
-    use crate::transcripts::reader::serde_game;
+    use crate::transcripts::game::serde_game;
     use crate::{Game, Profile};
 
     /// What a reading gave the handler: each game begun, with its plies.

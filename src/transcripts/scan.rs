@@ -469,6 +469,13 @@ pub(crate) fn first_special<const CONTROL: bool>(bytes: &[u8], mut i: usize) -> 
     i
 }
 
+/// The mark of a file's first byte.
+pub(crate) const FILE_START: Mark = Mark {
+    offset: 0,
+    line: 1,
+    column: 1,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

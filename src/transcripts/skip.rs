@@ -36,7 +36,7 @@ use std::sync::mpsc;
 
 use wide::u8x64;
 
-use super::SpanReader;
+use super::span::SpanReader;
 use crate::transcripts::scan::{Mark, first_special};
 
 /// What counting a piece's brackets found, from its first byte (outside a
@@ -568,7 +568,7 @@ mod tests {
     fn value_by_value(text: &[u8], at: usize) -> Option<Mark> {
         let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
         file.write_all(text).expect("written");
-        let mut top = super::super::Top::open(file.path(), "t.json").expect("opened");
+        let mut top = super::super::reader::Top::open(file.path(), "t.json").expect("opened");
         for _ in 0..at {
             top.scan.peek().expect("read");
             top.scan.bump();

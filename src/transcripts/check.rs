@@ -1,0 +1,384 @@
+//! The transcript mode's entry points: the main pass, checking each game
+//! under the claimed profile and reporting it, and the pass that re-checks
+//! diverging games under other profiles.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::position::Position;
+use crate::profile::Profile;
+
+use super::drive::drive;
+use super::handler::GameHandler;
+use super::reader::{Abort, Consumer, Header, Mode, Options};
+use crate::judge::diagnose::{Context, diagnose};
+use crate::judge::oracle::{GameCheck, Mismatch};
+use crate::judge::{Divergence, Recheck, ReportRules, RuleSet, name_reading};
+use crate::reporter::{CheckError, InputError, Run, RunKind, Sink, Summary, UnitResult};
+use crate::transcript::{Engine, Ply};
+
+// ---------------------------------------------------------------------------
+// The main pass: check under the claimed profile and report
+// ---------------------------------------------------------------------------
+
+pub(super) struct MainMode {
+    pub(super) source: String,
+    pub(super) engine: Engine,
+    pub(super) profile: Profile,
+}
+
+pub(super) struct MainGame<'a> {
+    mode: &'a MainMode,
+    memo: &'a mut ReportRules,
+    id: String,
+    check: GameCheck,
+    plies: u64,
+    /// The first claim the rules refute, with what differs: diagnosed
+    /// once the game's reading is over (a first reading from the wrong
+    /// start, when `start` comes after `plies`, is not worth a diagnosis).
+    refuted: Option<(Ply, Mismatch)>,
+    rules: RuleSet,
+    started: std::time::Instant,
+}
+
+impl MainGame<'_> {
+    fn divergence(&self) -> Option<Divergence> {
+        let (ply, mismatch) = self.refuted.as_ref()?;
+        let ctx = Context {
+            source: &self.mode.source,
+            engine: Some(&self.mode.engine),
+            unit: &self.id,
+            ply: self.plies,
+        };
+        Some(diagnose(&self.check, ply, *mismatch, &ctx))
+    }
+}
+
+impl GameHandler for MainGame<'_> {
+    fn begin(&mut self, id: &str, start: Position) {
+        self.id = id.to_owned();
+        self.check.restart(start);
+        self.plies = 0;
+        self.refuted = None;
+        self.rules = RuleSet::new();
+    }
+
+    fn ply(&mut self, ply: &Ply) -> bool {
+        self.plies += 1;
+        match self.check.step(ply) {
+            Ok(report) => {
+                self.rules.extend(self.memo.of(&report));
+                true
+            }
+            Err(mismatch) => {
+                self.refuted = Some((ply.clone(), mismatch));
+                false
+            }
+        }
+    }
+}
+
+impl Mode for MainMode {
+    type Outcome = (UnitResult, RuleSet);
+    type Game<'w> = MainGame<'w>;
+
+    fn start<'w>(&'w self, memo: &'w mut ReportRules) -> MainGame<'w> {
+        MainGame {
+            mode: self,
+            memo,
+            id: String::new(),
+            check: GameCheck::new(Position::initial(), self.profile),
+            plies: 0,
+            refuted: None,
+            rules: RuleSet::new(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn outcome(&self, index: usize, game: MainGame<'_>) -> (UnitResult, RuleSet) {
+        let location = Some(game_location(index));
+        let mut unit = match game.divergence() {
+            None => UnitResult::conforming("game", game.id, location, game.plies),
+            Some(d) => UnitResult::diverging("game", game.id, location, game.plies, d),
+        };
+        unit.time = game.started.elapsed().as_secs_f64();
+        (unit, game.rules)
+    }
+
+    fn renumber(&self, (unit, _): &mut (UnitResult, RuleSet), index: usize) {
+        unit.location = Some(game_location(index));
+    }
+}
+
+/// Where game `index` is in the file, as reports name it.
+pub(super) fn game_location(index: usize) -> String {
+    format!("games[{index}]")
+}
+
+pub(super) struct MainPass<'a> {
+    source: &'a str,
+    sink: &'a mut dyn Sink,
+    summary: Summary,
+    profile: Profile,
+}
+
+impl Consumer for MainPass<'_> {
+    type Mode = MainMode;
+
+    fn header(&mut self, header: Header) -> Result<MainMode, Abort> {
+        let mut run = Run::new(self.source, RunKind::Transcript, header.profile);
+        run.engine = Some(header.engine.clone());
+        self.profile = header.profile;
+        self.sink.begin(&run).map_err(Abort::Output)?;
+        Ok(MainMode {
+            source: self.source.to_owned(),
+            engine: header.engine,
+            profile: header.profile,
+        })
+    }
+
+    fn game(&mut self, _: &MainMode, (unit, rules): (UnitResult, RuleSet)) -> Result<(), Abort> {
+        self.summary.rules.extend(rules);
+        self.summary.add(&unit);
+        self.sink.unit(&unit).map_err(Abort::Output)
+    }
+}
+
+pub(super) fn main_pass(
+    path: &Path,
+    source: &str,
+    jobs: usize,
+    sink: &mut dyn Sink,
+) -> Result<(Summary, Profile), CheckError> {
+    let mut pass = MainPass {
+        source,
+        sink,
+        summary: Summary::default(),
+        profile: Profile::default(),
+    };
+    let result = drive(path, source, jobs, &mut pass);
+    if let Err(CheckError::Input(e)) = &result {
+        // Close the reports cleanly; the input error is what matters.
+        let _ = pass.sink.fail(e);
+    }
+    result?;
+    Ok((pass.summary, pass.profile))
+}
+
+/// Copies `reader` into a temporary file, so that it can be read more than
+/// once (as checking a transcript whose fields come in any order, and
+/// naming the reading, need).
+///
+/// # Errors
+///
+/// When `reader` or the temporary file fails.
+pub fn spool(mut reader: impl Read) -> io::Result<tempfile::NamedTempFile> {
+    let mut file = tempfile::NamedTempFile::new()?;
+    io::copy(&mut reader, file.as_file_mut())?;
+    file.as_file_mut().flush()?;
+    Ok(file)
+}
+
+/// Checks the transcript read from `reader` (e.g. standard input) like
+/// [`check_transcript_file`]: it is first copied to a temporary file
+/// ([`spool`]); `source` names it in reports and errors.
+///
+/// # Errors
+///
+/// [`CheckError::Input`] for bad input (after telling `sink`), and
+/// [`CheckError::Output`] when `sink` fails.
+pub fn check_transcript_reader(
+    source: &str,
+    reader: impl Read,
+    sink: &mut dyn Sink,
+) -> Result<Summary, CheckError> {
+    let file = match spool(reader) {
+        Ok(file) => file,
+        Err(e) => {
+            let e = InputError::read(source, e);
+            let _ = sink.fail(&e);
+            return Err(e.into());
+        }
+    };
+    check_transcript_file_with(file.path(), &Options::default().named(source), sink)
+}
+
+/// Checks the transcript at `path`: every game under the claimed profile,
+/// each result sent to `sink` as soon as it is known; then, if some game
+/// diverged, reads the file again to find the profiles under which every
+/// game conforms ([`name_reading`]). Games are checked by as many threads
+/// as there are cores ([`Options::default`]).
+///
+/// # Errors
+///
+/// [`CheckError::Input`] for bad input (after telling `sink`), and
+/// [`CheckError::Output`] when `sink` fails.
+pub fn check_transcript_file(path: &Path, sink: &mut dyn Sink) -> Result<Summary, CheckError> {
+    check_transcript_file_with(path, &Options::default(), sink)
+}
+
+/// [`check_transcript_file`] with [`Options`]: how many games at once,
+/// and the input's name.
+///
+/// # Errors
+///
+/// As [`check_transcript_file`].
+pub fn check_transcript_file_with(
+    path: &Path,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<Summary, CheckError> {
+    let source = options.source(path);
+    let (mut summary, profile) = main_pass(path, &source, options.jobs, sink)?;
+    if summary.diverging > 0 {
+        let mut file = TranscriptFile::with_options(path, options);
+        match name_reading(profile, &mut file) {
+            Ok(reading) => summary.reading = Some(reading),
+            Err(CheckError::Input(e)) => {
+                let _ = sink.fail(&e);
+                return Err(CheckError::Input(e));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    sink.finish(&summary).map_err(CheckError::Output)?;
+    Ok(summary)
+}
+
+// ---------------------------------------------------------------------------
+// Re-checking under other profiles, in one more pass over the file
+// ---------------------------------------------------------------------------
+
+/// A transcript file as a [`Recheck`]: all profiles asked about are checked
+/// together in a single pass over the file.
+#[derive(Clone, Debug)]
+pub struct TranscriptFile {
+    path: PathBuf,
+    options: Options,
+}
+
+impl TranscriptFile {
+    /// The transcript at `path`, read with the default [`Options`].
+    #[must_use]
+    pub fn new(path: &Path) -> TranscriptFile {
+        TranscriptFile::with_options(path, &Options::default())
+    }
+
+    /// The transcript at `path`, read with `options`.
+    #[must_use]
+    pub fn with_options(path: &Path, options: &Options) -> TranscriptFile {
+        TranscriptFile {
+            path: path.to_owned(),
+            options: options.clone(),
+        }
+    }
+}
+
+impl Recheck for TranscriptFile {
+    type Error = CheckError;
+
+    fn conforms_under(&mut self, profile: Profile) -> Result<bool, CheckError> {
+        Ok(self.conforms_under_each(&[profile])?[0])
+    }
+
+    fn conforms_under_each(&mut self, profiles: &[Profile]) -> Result<Vec<bool>, CheckError> {
+        let mut pass = ReadingPass {
+            profiles: profiles.to_vec(),
+            ok: vec![true; profiles.len()],
+        };
+        let source = self.options.source(&self.path);
+        drive(&self.path, &source, self.options.jobs, &mut pass)?;
+        Ok(pass.ok)
+    }
+}
+
+pub(super) struct ReadingPass {
+    profiles: Vec<Profile>,
+    ok: Vec<bool>,
+}
+
+pub(super) struct ReadingMode {
+    profiles: Vec<Profile>,
+    /// The profiles no game has refuted yet (as far as the reports go).
+    alive: Vec<AtomicBool>,
+}
+
+pub(super) struct ReadingGame<'a> {
+    profiles: &'a [Profile],
+    alive: Vec<bool>,
+    ok: Vec<bool>,
+    games: Vec<Option<GameCheck>>,
+}
+
+impl GameHandler for ReadingGame<'_> {
+    fn begin(&mut self, _: &str, start: Position) {
+        self.ok = vec![true; self.profiles.len()];
+        self.games = (0..self.profiles.len())
+            .map(|k| self.alive[k].then(|| GameCheck::new(start, self.profiles[k])))
+            .collect();
+    }
+
+    fn ply(&mut self, ply: &Ply) -> bool {
+        let mut wanted = false;
+        for (k, slot) in self.games.iter_mut().enumerate() {
+            if let Some(game) = slot {
+                if game.step(ply).is_err() {
+                    self.ok[k] = false;
+                    *slot = None;
+                } else {
+                    wanted = true;
+                }
+            }
+        }
+        wanted
+    }
+}
+
+impl Mode for ReadingMode {
+    type Outcome = Vec<bool>;
+    type Game<'w> = ReadingGame<'w>;
+
+    fn start<'w>(&'w self, _: &'w mut ReportRules) -> ReadingGame<'w> {
+        ReadingGame {
+            profiles: &self.profiles,
+            alive: self
+                .alive
+                .iter()
+                .map(|a| a.load(Ordering::Relaxed))
+                .collect(),
+            ok: vec![true; self.profiles.len()],
+            games: Vec::new(),
+        }
+    }
+
+    fn outcome(&self, _: usize, game: ReadingGame<'_>) -> Vec<bool> {
+        game.ok
+    }
+
+    fn renumber(&self, _: &mut Vec<bool>, _: usize) {}
+}
+
+impl Consumer for ReadingPass {
+    type Mode = ReadingMode;
+
+    fn header(&mut self, _: Header) -> Result<ReadingMode, Abort> {
+        Ok(ReadingMode {
+            profiles: self.profiles.clone(),
+            alive: self.ok.iter().map(|&ok| AtomicBool::new(ok)).collect(),
+        })
+    }
+
+    fn game(&mut self, mode: &ReadingMode, ok: Vec<bool>) -> Result<(), Abort> {
+        for (k, ok) in ok.into_iter().enumerate() {
+            if !ok {
+                self.ok[k] = false;
+                mode.alive[k].store(false, Ordering::Relaxed);
+            }
+        }
+        if !self.ok.contains(&true) {
+            return Err(Abort::Done);
+        }
+        Ok(())
+    }
+}
