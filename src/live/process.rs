@@ -20,12 +20,6 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The longest stdout line accepted from an engine, in bytes, not counting
-/// its newline. A longer line
-/// is a failure ([`ProcessError::LineTooLong`]), never an allocation of
-/// whatever size the engine likes.
-pub const MAX_LINE: usize = 1 << 20;
-
 /// How many bytes of the engine's stderr are kept to show in reports.
 pub const STDERR_TAIL: usize = 4096;
 
@@ -163,31 +157,8 @@ impl std::error::Error for ProcessError {}
 
 mod lines;
 
-/// What reading the engine's output gives the checker.
-enum Event {
-    /// A line, and whether more output had already been read behind it
-    /// (the engine wrote them together).
-    Line {
-        text: String,
-        more: bool,
-        at: When,
-    },
-    TooLong,
-    NotUtf8,
-    Closed,
-    ReadError(String),
-    StderrFlood,
-}
-
-/// When a line was read.
-#[derive(Clone, Copy)]
-enum When {
-    /// Then (by a reader thread, not yet compared with the last request).
-    #[cfg_attr(unix, allow(dead_code))]
-    At(Instant),
-    /// Before the last request was sent: it cannot be the answer to it.
-    BeforeSend,
-}
+pub use lines::MAX_LINE;
+use lines::{Event, When};
 
 /// The last bytes written to stderr, and how many in all.
 #[derive(Default)]

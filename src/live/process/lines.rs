@@ -11,7 +11,37 @@
 use std::process::ChildStdout;
 use std::time::Instant;
 
-use super::{Event, MAX_LINE, When};
+/// The longest stdout line accepted from an engine, in bytes, not counting
+/// its newline. A longer line
+/// is a failure ([`super::ProcessError::LineTooLong`]), never an allocation of
+/// whatever size the engine likes.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// What reading the engine's output gives the checker.
+pub(super) enum Event {
+    /// A line, and whether more output had already been read behind it
+    /// (the engine wrote them together).
+    Line {
+        text: String,
+        more: bool,
+        at: When,
+    },
+    TooLong,
+    NotUtf8,
+    Closed,
+    ReadError(String),
+    StderrFlood,
+}
+
+/// When a line was read.
+#[derive(Clone, Copy)]
+pub(super) enum When {
+    /// Then (by a reader thread, not yet compared with the last request).
+    #[cfg_attr(unix, allow(dead_code))]
+    At(Instant),
+    /// Before the last request was sent: it cannot be the answer to it.
+    BeforeSend,
+}
 
 #[cfg(unix)]
 pub(super) use direct::{Alarm, Lines};
