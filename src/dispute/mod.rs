@@ -21,6 +21,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod model;
+mod options;
 pub mod page;
 pub mod perft;
 pub mod play;
@@ -31,82 +33,17 @@ mod text;
 
 use std::fmt;
 
-use serde::Serialize;
-
 use crate::profile::{Profile, Switch};
 use crate::scenario::{ScenarioErrors, Suite};
 
+pub use model::Dispute;
+pub use options::Options;
 pub use spec::{Reading, reading};
 
 /// The `format` field of the JSON report.
 pub const FORMAT: &str = "kpe-dispute";
 /// The `version` field of the JSON report.
 pub const VERSION: u32 = 1;
-
-/// How much work each part does. The defaults run in a few seconds in a
-/// `--release` build; tests pass smaller numbers.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Seed of the random games (part 3).
-    pub seed: u64,
-    /// Games per strategy pairing and reading (part 3).
-    pub games: usize,
-    /// Plies after which a game is stopped as unfinished (part 3).
-    pub max_plies: usize,
-    /// The most stones on the board the position search tries (part 2).
-    pub max_stones: u8,
-    /// The longest line the search plays from a small position when the
-    /// difference lies in the game's history (`end-on-repetition`, part 2).
-    pub max_line: usize,
-    /// The most stones on the board of a start position for those lines.
-    pub line_stones: u8,
-    /// How many examples the search shows (part 2).
-    pub examples: usize,
-    /// The deepest perft depth compared (part 4).
-    pub perft_depth: u32,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            seed: 1,
-            games: 2000,
-            max_plies: 500,
-            max_stones: 16,
-            max_line: 8,
-            line_stones: 4,
-            examples: 3,
-            perft_depth: 10,
-        }
-    }
-}
-
-/// What turning the disputed switches on changes: the whole report of
-/// `kpe dispute`, as `--format json` prints it (spec/dispute.schema.json).
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
-#[schemars(
-    title = "kpe dispute report, version 1",
-    description = "What turning alternative readings on changes, as `kpe dispute --format json` prints it. See spec/DISPUTE.md."
-)]
-pub struct Dispute {
-    /// Always `kpe-dispute`.
-    pub format: String,
-    /// The format version: 1.
-    pub version: u32,
-    /// The profile compared with the default: the default plus the
-    /// disputed switches.
-    pub alternative: Profile,
-    /// Each disputed reading: its rule, spec paragraph and the two readings.
-    pub readings: Vec<Reading>,
-    /// Part 1: the conformance scenarios whose answers differ.
-    pub scenarios: scenarios::ScenarioPart,
-    /// Part 2: the smallest positions where the readings differ.
-    pub smallest: search::SearchPart,
-    /// Part 3: how much the reading matters in play.
-    pub play: play::PlayPart,
-    /// Part 4: perft from the initial position under both readings.
-    pub perft: perft::PerftPart,
-}
 
 /// Why a dispute could not be computed.
 #[derive(Debug)]

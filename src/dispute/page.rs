@@ -1,7 +1,7 @@
 //! The page of `kpe dispute --html`: the four parts for someone who never
 //! saw the code, with every example drawn as a board.
 
-use super::Dispute;
+use super::model::Dispute;
 use super::play::{Mean, Pairing, Share};
 use super::scenarios::ScenarioDiff;
 use super::search::{Answer, Example};

@@ -8,7 +8,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::Options;
+use super::options::Options;
 use crate::board::{Pit, Player};
 use crate::game::{Game, Outcome};
 use crate::position::Position;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::Options;
+use super::options::Options;
 use crate::board::{PITS, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 use crate::game::Game;
 use crate::position::{Position, Setup};
@@ -359,7 +359,7 @@ fn scenario(
     let last = found.moves.len();
     let mut rules: Vec<String> = disputed
         .switches()
-        .map(|s| super::reading(s).rule)
+        .map(|s| super::spec::reading(s).rule)
         .collect();
     let (before, _) = found.moves.split_at(last - 1);
     let mut game =

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::Dispute;
+use super::model::Dispute;
 use super::play::{Mean, Pairing, Share};
 use super::scenarios::{ScenarioDiff, Step};
 use crate::board::Pit;
