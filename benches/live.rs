@@ -69,14 +69,8 @@ fn kpe_engine(args: &[&str]) -> Manifest {
 
 fn check(manifest: &Manifest, options: &LiveOptions) -> (LiveReport, u64) {
     let mut sink = Count(0);
-    let report = check_engine(
-        manifest,
-        Path::new("bench.json"),
-        options,
-        &mut sink,
-        &mut std::io::sink(),
-    )
-    .expect("the report is written");
+    let report = check_engine(manifest, Path::new("bench.json"), options, &mut sink)
+        .expect("the report is written");
     assert!(report.conforms());
     (report, sink.0)
 }

@@ -63,8 +63,7 @@ fn check(bug: &str) -> (LiveReport, tempfile::TempDir) {
         ..LiveOptions::default()
     };
     let manifest = Manifest::load(&path).unwrap();
-    let mut notes = Vec::new();
-    let report = check_engine(&manifest, &path, &options, &mut Discard, &mut notes).unwrap();
+    let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
     (report, dir)
 }
 

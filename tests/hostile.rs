@@ -119,7 +119,6 @@ fn an_engine_that_never_reads_gets_a_write_timeout() {
         &path,
         &options,
         &mut JsonSink::new(std::io::sink()),
-        &mut Vec::new(),
     )
     .unwrap();
     let error = report
@@ -370,7 +369,6 @@ fn an_answer_written_twice_in_two_writes_is_out_of_turn() {
             &path,
             &options,
             &mut JsonSink::new(std::io::sink()),
-            &mut Vec::new(),
         )
         .unwrap();
         let codes: Vec<&str> = report

@@ -70,8 +70,7 @@ fn check_json(manifest: &serde_json::Value, options: &LiveOptions) -> LiveReport
 
 fn check_path(path: &Path, options: &LiveOptions) -> LiveReport {
     let manifest = Manifest::load(path).unwrap();
-    let mut notes = Vec::new();
-    check_engine(&manifest, path, options, &mut Discard, &mut notes).unwrap()
+    check_engine(&manifest, path, options, &mut Discard).unwrap()
 }
 
 fn kpe_engine(args: &[&str], profile: &str, request_ms: u64) -> serde_json::Value {
@@ -436,7 +435,7 @@ fn an_engine_that_cannot_start_is_errored() {
         "format": "kpe-engine", "version": 1, "command": ["./no-such-engine"]});
     std::fs::write(&path, manifest.to_string()).unwrap();
     let mut out = JsonSink::new(Vec::new());
-    let summary = check_manifest_file(&path, &quick(), &mut out, &mut Vec::new()).unwrap();
+    let summary = check_manifest_file(&path, &quick(), &mut out).unwrap();
     assert_eq!(summary.verdict(), kpe::reporter::RunVerdict::Errored);
     assert_eq!(
         summary.errored, 1,
@@ -736,8 +735,7 @@ fn a_suite_directory_that_does_not_load_is_bad_input() {
         suite: Some(suite.clone()),
         ..quick()
     };
-    let mut notes = Vec::new();
-    match check_engine(&manifest, &good, &options, &mut Discard, &mut notes) {
+    match check_engine(&manifest, &good, &options, &mut Discard) {
         Err(kpe::live::LiveError::Suite { dir, errors }) => {
             assert_eq!(dir, suite);
             assert_eq!(errors.0.len(), 2, "{errors}");

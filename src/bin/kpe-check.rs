@@ -384,12 +384,7 @@ fn run(cli: Cli) -> ExitCode {
                 return list(&file, &options);
             }
             with_sinks(&cli.out, |sink| {
-                exit(kpe::live::check_manifest_file(
-                    &file,
-                    &options,
-                    sink,
-                    &mut io::stderr(),
-                ))
+                exit(kpe::live::check_manifest_file(&file, &options, sink))
             })
         }
     }

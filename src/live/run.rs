@@ -4,7 +4,7 @@
 //! the reading named (with probes when several profiles still explain
 //! everything), and the report written.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,7 +13,7 @@ use super::manifest::{Manifest, Profiles};
 use super::schedule::{self, Done, Planned, Settings};
 use super::shrink::shrink;
 use super::units::{
-    Ctx, Unit, divergence, find_probe, perft_units, random_units, result, scenario_units,
+    Ctx, Probe, Unit, divergence, find_probe, perft_units, random_units, result, scenario_units,
 };
 use crate::judge::Question;
 use crate::judge::{Explanation, Reading, RuleCount, RuleSet};
@@ -194,8 +194,7 @@ pub enum LiveError {
 }
 
 /// `kpe-check MANIFEST`: reads the manifest at `path` and checks its
-/// engine, writing the report to `sink`; `notes` gets nothing but is kept
-/// for callers that print progress notes.
+/// engine, writing the report to `sink`.
 ///
 /// # Errors
 ///
@@ -205,9 +204,7 @@ pub fn check_manifest_file(
     path: &Path,
     options: &LiveOptions,
     sink: &mut dyn Sink,
-    notes: &mut dyn Write,
 ) -> Result<Summary, CheckError> {
-    let _ = notes;
     let fail = |sink: &mut dyn Sink, error: InputError| {
         sink.fail(&error).map_err(CheckError::Output)?;
         Err(CheckError::Input(error))
@@ -216,7 +213,7 @@ pub fn check_manifest_file(
         Ok(manifest) => manifest,
         Err(e) => return fail(sink, e.into_input_error()),
     };
-    match check_engine(&manifest, path, options, sink, &mut io::sink()) {
+    match check_engine(&manifest, path, options, sink) {
         Ok(report) => Ok(report.summary),
         Err(LiveError::Output(e)) => Err(CheckError::Output(e)),
         Err(LiveError::Suite { dir, errors }) => {
@@ -411,9 +408,7 @@ pub fn check_engine(
     manifest_path: &Path,
     options: &LiveOptions,
     sink: &mut dyn Sink,
-    notes: &mut dyn Write,
 ) -> Result<LiveReport, LiveError> {
-    let _ = notes;
     let base = manifest_path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -446,168 +441,22 @@ pub fn check_engine(
         },
     );
     progress.finish();
-    let mut requests = ran.requests;
     let mut done = ran.done;
-    let mut info: Option<EngineInfo> = ran.info.clone();
-
-    // Shrink the example of each group, in plan order, with a fresh engine
-    // per profile.
-    let mut engines: Vec<Option<Engine>> = profiles.iter().map(|_| None).collect();
-    let mut groups = Groups::default();
-    for d in &done {
-        groups.add(&d.result);
-    }
-    let examples: Vec<(String, Option<Profile>)> = groups
-        .sorted()
-        .iter()
-        .filter(|g| g.verdict == Verdict::Diverges)
-        .take(MAX_SHRINKS)
-        .map(|g| (g.example.id.clone(), g.example.profile))
-        .collect();
+    let mut spares = Spares {
+        profiles: &profiles,
+        make: &make,
+        engines: profiles.iter().map(|_| None).collect(),
+    };
     if !interrupted() {
-        for (id, profile) in examples {
-            let Some(d) = done
-                .iter_mut()
-                .find(|d| d.result.id == id && d.result.profile == profile)
-            else {
-                continue;
-            };
-            let Some(found) = d.found.clone() else {
-                continue;
-            };
-            let engine =
-                engines[d.profile_index].get_or_insert_with(|| make(profiles[d.profile_index]));
-            let shrunk = shrink(engine, &found, profiles[d.profile_index]);
-            d.facts.extend(engine.take_journal());
-            let Some(div) = d.result.divergence.as_mut() else {
-                continue;
-            };
-            match shrunk {
-                Ok(minimal) if minimal.question.position() != found.question.position() => {
-                    let small = *minimal.question.position();
-                    div.notes.push(format!(
-                        "minimal reproduction: {} in `{small}` ({} stones on the board instead of {})",
-                        describe(&minimal.question),
-                        small.board_stones(),
-                        found.question.position().board_stones()
-                    ));
-                    for diff in &minimal.mismatch.fields {
-                        div.notes.push(format!(
-                            "  there {}: expected {}, the engine claimed {}",
-                            diff.field, diff.expected, diff.claimed
-                        ));
-                    }
-                    div.scenario =
-                        divergence(&minimal, 1, profiles[d.profile_index], Some(&id)).scenario;
-                }
-                Ok(_) => {}
-                Err(f) => div.notes.push(format!("shrinking stopped: {}", f.kind)),
-            }
-        }
+        shrink_examples(&mut done, &mut spares);
     }
-
-    // Name the reading of each profile that diverged, probing when several
-    // profiles still explain everything.
-    let mut rows = Vec::new();
-    for (index, &profile) in profiles.iter().enumerate() {
-        let diverged = done
-            .iter()
-            .any(|d| d.profile_index == index && d.result.verdict == Verdict::Diverges);
-        let mut explanations = Vec::new();
-        let mut reading = None;
-        if (diverged || options.shard.is_some()) && !interrupted() {
-            let mut probes = 0;
-            loop {
-                explanations = explain(&done, index, profile);
-                let r = crate::judge::reading_from(profile, &explanations);
-                let candidates: Vec<Profile> = r.conforms_under.clone();
-                if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
-                    reading = diverged.then_some(r);
-                    break;
-                }
-                let Some(probe) = find_probe(probes, &candidates, &roots, seed) else {
-                    let mut r = r;
-                    r.unseparated = Some(unseparated(&candidates));
-                    reading = Some(r.stated());
-                    break;
-                };
-                probes += 1;
-                let engine = engines[index].get_or_insert_with(|| make(profile));
-                let started = std::time::Instant::now();
-                let mut ctx = Ctx::new(engine, profile);
-                let outcome = probe.run(&mut ctx);
-                let rules = ctx.rules;
-                let facts = ctx.engine.take_journal();
-                let (mut unit, found) = result(&probe, outcome);
-                unit.time = started.elapsed().as_secs_f64();
-                unit.profile = Some(profile);
-                options.policy.classify(&mut unit);
-                let answered = facts.iter().any(|(q, _)| *q == probe.question());
-                done.push(Done {
-                    result: unit,
-                    found,
-                    rules,
-                    facts,
-                    profile_index: index,
-                });
-                if !answered {
-                    reading = Some(crate::judge::reading_from(
-                        profile,
-                        &explain(&done, index, profile),
-                    ));
-                    break;
-                }
-            }
-        }
-        rows.push((index, profile, reading, explanations));
-    }
-    for engine in engines.iter_mut().flatten() {
-        requests += engine.requests();
-        if info.is_none() {
-            info = engine.info().cloned();
-        }
-        let _ = engine.quit();
-    }
-
-    // The report, in plan order: each profile's units, probes and shutdown.
-    let mut units: Vec<UnitResult> = Vec::new();
-    let several = profiles.len() > 1;
-    let mut shutdown = ran.shutdown;
-    for (index, profile, reading, explanations) in rows {
-        let mut counts = crate::reporter::Counts::default();
-        let mine = done
-            .iter()
-            .filter(|d| d.profile_index == index)
-            .chain(shutdown.iter().filter(|d| d.profile_index == index));
-        for d in mine {
-            let mut unit = d.result.clone();
-            if !several {
-                unit.profile = None;
-            }
-            counts.add(&unit);
-            summary.add(&unit);
-            summary.rules.extend(d.rules);
-            units.push(unit);
-        }
-        rows_push(
-            &mut summary,
-            profile,
-            counts,
-            reading,
-            explanations,
-            options.shard.is_some(),
-        );
-    }
-    shutdown.clear();
-    if !several {
-        summary.reading = summary.profiles.first().and_then(|p| p.reading.clone());
-    }
+    let rows = name_readings(&mut done, &mut spares, options, seed, &roots);
+    let (requests, info) = spares.quit(ran.requests, ran.info.clone());
+    let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
     if let Some(signal) = super::interrupt::interrupted() {
         summary.interrupted = Some(signal.to_string());
     }
-    if info.is_none() {
-        info = ran.info;
-    }
+    let info = info.or(ran.info);
     run.engine = info.as_ref().map(|i| TranscriptEngine {
         name: i.name.clone(),
         version: i.version.clone(),
@@ -632,6 +481,214 @@ pub fn check_engine(
         time: ran.time,
         notes,
     })
+}
+
+/// Engines started after the scheduled run (to shrink and to probe), one
+/// per profile, each on first use.
+struct Spares<'a> {
+    profiles: &'a [Profile],
+    make: &'a dyn Fn(Profile) -> Engine,
+    engines: Vec<Option<Engine>>,
+}
+
+impl Spares<'_> {
+    /// The engine of profile `index`, started if it is not yet.
+    fn get(&mut self, index: usize) -> &mut Engine {
+        let (make, profile) = (self.make, self.profiles[index]);
+        self.engines[index].get_or_insert_with(|| make(profile))
+    }
+
+    /// Quits every engine started, adding its requests to `requests`; the
+    /// engine's `hello` if `info` has none yet.
+    fn quit(self, mut requests: u64, mut info: Option<EngineInfo>) -> (u64, Option<EngineInfo>) {
+        for mut engine in self.engines.into_iter().flatten() {
+            requests += engine.requests();
+            if info.is_none() {
+                info = engine.info().cloned();
+            }
+            let _ = engine.quit();
+        }
+        (requests, info)
+    }
+}
+
+/// Shrinks the example of each diverging group, in plan order, and puts
+/// the minimal reproduction into its divergence.
+fn shrink_examples(done: &mut [Done], spares: &mut Spares<'_>) {
+    let mut groups = Groups::default();
+    for d in done.iter() {
+        groups.add(&d.result);
+    }
+    let examples: Vec<(String, Option<Profile>)> = groups
+        .sorted()
+        .iter()
+        .filter(|g| g.verdict == Verdict::Diverges)
+        .take(MAX_SHRINKS)
+        .map(|g| (g.example.id.clone(), g.example.profile))
+        .collect();
+    for (id, profile) in examples {
+        let Some(d) = done
+            .iter_mut()
+            .find(|d| d.result.id == id && d.result.profile == profile)
+        else {
+            continue;
+        };
+        let Some(found) = d.found.clone() else {
+            continue;
+        };
+        let claimed = spares.profiles[d.profile_index];
+        let engine = spares.get(d.profile_index);
+        let shrunk = shrink(engine, &found, claimed);
+        d.facts.extend(engine.take_journal());
+        let Some(div) = d.result.divergence.as_mut() else {
+            continue;
+        };
+        match shrunk {
+            Ok(minimal) if minimal.question.position() != found.question.position() => {
+                let small = *minimal.question.position();
+                div.notes.push(format!(
+                    "minimal reproduction: {} in `{small}` ({} stones on the board instead of {})",
+                    describe(&minimal.question),
+                    small.board_stones(),
+                    found.question.position().board_stones()
+                ));
+                for diff in &minimal.mismatch.fields {
+                    div.notes.push(format!(
+                        "  there {}: expected {}, the engine claimed {}",
+                        diff.field, diff.expected, diff.claimed
+                    ));
+                }
+                div.scenario = divergence(&minimal, 1, claimed, Some(&id)).scenario;
+            }
+            Ok(_) => {}
+            Err(f) => div.notes.push(format!("shrinking stopped: {}", f.kind)),
+        }
+    }
+}
+
+/// One profile's row of the summary: its index, the profile, the reading
+/// named for it and how well each profile explains its answers.
+type Row = (usize, Profile, Option<Reading>, Vec<Explanation>);
+
+/// Names the reading of each profile that diverged, probing when several
+/// profiles still explain everything; the probes join `done`.
+fn name_readings(
+    done: &mut Vec<Done>,
+    spares: &mut Spares<'_>,
+    options: &LiveOptions,
+    seed: u64,
+    roots: &[Position],
+) -> Vec<Row> {
+    let interrupted = || super::interrupt::interrupted().is_some();
+    let mut rows = Vec::new();
+    for (index, &profile) in spares.profiles.iter().enumerate() {
+        let diverged = done
+            .iter()
+            .any(|d| d.profile_index == index && d.result.verdict == Verdict::Diverges);
+        let mut explanations = Vec::new();
+        let mut reading = None;
+        if (diverged || options.shard.is_some()) && !interrupted() {
+            let mut probes = 0;
+            loop {
+                explanations = explain(done, index, profile);
+                let r = crate::judge::reading_from(profile, &explanations);
+                let candidates: Vec<Profile> = r.conforms_under.clone();
+                if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
+                    reading = diverged.then_some(r);
+                    break;
+                }
+                let Some(probe) = find_probe(probes, &candidates, roots, seed) else {
+                    let mut r = r;
+                    r.unseparated = Some(unseparated(&candidates));
+                    reading = Some(r.stated());
+                    break;
+                };
+                probes += 1;
+                let answered = run_probe(&probe, spares.get(index), profile, index, options, done);
+                if !answered {
+                    reading = Some(crate::judge::reading_from(
+                        profile,
+                        &explain(done, index, profile),
+                    ));
+                    break;
+                }
+            }
+        }
+        rows.push((index, profile, reading, explanations));
+    }
+    rows
+}
+
+/// Asks `probe` of `engine` and adds its unit to `done`: whether the
+/// engine answered the probe's question.
+fn run_probe(
+    probe: &Probe,
+    engine: &mut Engine,
+    profile: Profile,
+    index: usize,
+    options: &LiveOptions,
+    done: &mut Vec<Done>,
+) -> bool {
+    let started = std::time::Instant::now();
+    let mut ctx = Ctx::new(engine, profile);
+    let outcome = probe.run(&mut ctx);
+    let rules = ctx.rules;
+    let facts = ctx.engine.take_journal();
+    let (mut unit, found) = result(probe, outcome);
+    unit.time = started.elapsed().as_secs_f64();
+    unit.profile = Some(profile);
+    options.policy.classify(&mut unit);
+    let answered = facts.iter().any(|(q, _)| *q == probe.question());
+    done.push(Done {
+        result: unit,
+        found,
+        rules,
+        facts,
+        profile_index: index,
+    });
+    answered
+}
+
+/// The report's units in plan order (each profile's units, probes and
+/// shutdown), counted into `summary` with each profile's row.
+fn report_units(
+    summary: &mut Summary,
+    rows: Vec<Row>,
+    done: &[Done],
+    shutdown: &[Done],
+    options: &LiveOptions,
+) -> Vec<UnitResult> {
+    let mut units: Vec<UnitResult> = Vec::new();
+    let several = rows.len() > 1;
+    for (index, profile, reading, explanations) in rows {
+        let mut counts = crate::reporter::Counts::default();
+        let mine = done
+            .iter()
+            .filter(|d| d.profile_index == index)
+            .chain(shutdown.iter().filter(|d| d.profile_index == index));
+        for d in mine {
+            let mut unit = d.result.clone();
+            if !several {
+                unit.profile = None;
+            }
+            counts.add(&unit);
+            summary.add(&unit);
+            summary.rules.extend(d.rules);
+            units.push(unit);
+        }
+        rows_push(
+            summary,
+            profile,
+            counts,
+            reading,
+            explanations,
+            options.shard.is_some(),
+        );
+    }
+    if !several {
+        summary.reading = summary.profiles.first().and_then(|p| p.reading.clone());
+    }
+    units
 }
 
 fn rows_push(
