@@ -219,6 +219,7 @@ pub fn parse_reason(code: &str) -> Result<Reason, String> {
     title = "kpe engine protocol, version 1: one line",
     description = "One JSON object per line: a `Request` from kpe-check to the engine's stdin, or a `Reply` the engine writes on stdout, exactly one per request except `quit`. See spec/PROTOCOL.md."
 )]
+#[schemars(extend("$id" = "urn:kpe:schema:protocol:1"))]
 pub enum Line {
     /// A line sent to the engine.
     Request(Request),

@@ -317,6 +317,33 @@ pub struct Suite {
     pub perft: Option<PerftFile>,
 }
 
+/// The JSON Schemas of a scenario file, of `perft.yaml` and of the suite
+/// export, as committed in `spec/scenario.schema.json`,
+/// `spec/perft.schema.json` and `spec/suite.schema.json`, each with its
+/// `$id` (given here, not on the types, since the suite's schema holds the
+/// others and a nested `$id` would move the base of their references).
+#[must_use]
+pub fn schemas() -> [(&'static str, schemars::Schema); 3] {
+    let with_id = |mut schema: schemars::Schema, name: &str| {
+        schema.insert(
+            "$id".to_owned(),
+            format!("urn:kpe:schema:{name}:{SUITE_VERSION}").into(),
+        );
+        schema
+    };
+    [
+        (
+            "scenario",
+            with_id(schemars::schema_for!(ScenarioFile), "scenario-file"),
+        ),
+        (
+            "perft",
+            with_id(schemars::schema_for!(PerftFile), "perft-file"),
+        ),
+        ("suite", with_id(schemars::schema_for!(Suite), "suite")),
+    ]
+}
+
 /// The version of the conformance suite's content: raised whenever a
 /// scenario or perft table changes meaning. Reports state it with the
 /// suite's [`Suite::digest`].

@@ -29,6 +29,7 @@ pub const VERSION: u32 = 1;
     title = "kpe transcript",
     description = "Games an engine played, with what the engine claimed at every ply (spec/TRANSCRIPT.md). Fields may come in any order."
 )]
+#[schemars(extend("$id" = "urn:kpe:schema:transcript:1"))]
 pub struct Transcript {
     /// Always `kpe-transcript`.
     pub format: TranscriptFormat,

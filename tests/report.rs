@@ -556,7 +556,7 @@ fn check_junit_structure(xml: &str) {
                 attr.name()
             );
         }
-        assert!(suite.attribute("time").unwrap().parse::<f64>().is_ok());
+        assert_nonnegative_time(suite);
         let order: Vec<&str> = suite
             .children()
             .filter(|n| n.is_element())
@@ -577,7 +577,7 @@ fn check_junit_structure(xml: &str) {
             assert!(case.attribute("name").is_some());
             let classname = case.attribute("classname").unwrap();
             assert!(classname.starts_with("kpe."), "{classname}");
-            assert!(case.attribute("time").unwrap().parse::<f64>().is_ok());
+            assert_nonnegative_time(case);
             let kinds: Vec<&str> = case
                 .children()
                 .filter(|n| n.is_element())
@@ -594,6 +594,59 @@ fn check_junit_structure(xml: &str) {
         for p in suite.descendants().filter(|n| n.has_tag_name("property")) {
             assert!(p.attribute("name").is_some() && p.attribute("value").is_some());
         }
+    }
+    assert_nonnegative_time(root);
+    // The certificate once, in the first suite, with the shape's version.
+    let with_properties: Vec<usize> = root
+        .children()
+        .filter(|n| n.is_element())
+        .enumerate()
+        .filter(|(_, s)| s.children().any(|n| n.has_tag_name("properties")))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(with_properties.len() <= 1, "{with_properties:?}");
+    if let Some(&first) = with_properties.first() {
+        assert_eq!(first, 0, "properties belong to the first testsuite");
+        let version = root
+            .descendants()
+            .find(|n| n.attribute("name") == Some("kpe-junit"))
+            .and_then(|n| n.attribute("value"));
+        assert_eq!(
+            version,
+            Some(kpe::reporter::JUNIT_VERSION.to_string().as_str())
+        );
+    }
+}
+
+/// A `time` that parses as a decimal and is not negative, not even `-0`.
+fn assert_nonnegative_time(node: roxmltree::Node<'_, '_>) {
+    let time = node.attribute("time").expect("a time");
+    assert!(
+        !time.starts_with('-') && time.parse::<f64>().is_ok(),
+        "<{} time=\"{time}\">",
+        node.tag_name().name()
+    );
+}
+
+#[test]
+fn junit_of_bad_input_and_of_an_empty_run_is_valid_with_no_negative_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"format\": \"kpe-transcript\", \"version\": 1,").unwrap();
+    let empty = dir.path().join("empty.json");
+    std::fs::write(
+        &empty,
+        r#"{"format": "kpe-transcript", "version": 1, "engine": {"name": "e", "version": "1"}, "games": []}"#,
+    )
+    .unwrap();
+    // Bad input exits 2; a run that checked nothing exits 4.
+    for (input, expected) in [(&bad, 2), (&empty, 4)] {
+        let junit = dir.path().join("report.xml");
+        let (code, _, err) = run(kpe_check().arg(input).arg("--junit").arg(&junit));
+        assert_eq!(code, expected, "{}: {err}", input.display());
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(!xml.contains("\"-0"), "{xml}");
+        check_junit_structure(&xml);
     }
 }
 
@@ -817,4 +870,107 @@ fn random_games_start_from_the_given_positions() {
             .contains(&json!("CAP-3")),
         "{first}"
     );
+}
+
+#[test]
+fn transcript_reports_carry_the_certificate_fields_that_apply_to_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let expect = dir.path().join("known.txt");
+    std::fs::write(&expect, "# none known\n").unwrap();
+    let (code, json, err) = run(kpe_check()
+        .arg(root().join("examples/transcripts/conforming.json"))
+        .args(["--format", "json", "--only", "*", "--skip", "nothing-*"])
+        .args(["--max-failures", "5", "--expect-fail"])
+        .arg(&expect));
+    assert_eq!(code, 0, "{err}");
+    let report = valid_report(json.as_bytes());
+    let certificate = &report["run"]["certificate"];
+    assert_eq!(
+        certificate["transcript"],
+        kpe::transcript::VERSION,
+        "{certificate}"
+    );
+    assert_eq!(certificate["only"], json!(["*"]), "{certificate}");
+    assert_eq!(certificate["skip"], json!(["nothing-*"]), "{certificate}");
+    assert_eq!(certificate["max_failures"], 5, "{certificate}");
+    assert_eq!(
+        certificate["expect_fail"],
+        expect.display().to_string(),
+        "{certificate}"
+    );
+    assert_eq!(certificate["kpe_check"], env!("CARGO_PKG_VERSION"));
+}
+
+/// The top-level keys of a JSON object, in the order they are written.
+fn top_level_keys(text: &str) -> Vec<String> {
+    struct Keys;
+    impl<'de> serde::de::Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                keys.push(key);
+            }
+            Ok(keys)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::Deserializer::deserialize_map(&mut de, Keys).expect("a JSON object")
+}
+
+#[test]
+fn the_json_report_gives_the_summary_and_verdict_before_the_units() {
+    // A diverging transcript, a live run and bad input.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"format\": \"kpe-transcript\", \"version\": 1, \"games\": [1]}",
+    )
+    .unwrap();
+    let engine = manifest(dir.path(), "e.json", &[], json!({"random": {"games": 2}}));
+    for (input, expected) in [
+        (root().join("examples/transcripts/skip-origin.json"), 1),
+        (engine, 0),
+        (bad, 2),
+    ] {
+        let (code, text, err) = run(kpe_check().arg(&input).args(["--format", "json"]));
+        assert_eq!(code, expected, "{}: {err}", input.display());
+        valid_report(text.as_bytes());
+        let keys = top_level_keys(&text);
+        let first = if expected == 2 {
+            [
+                "format",
+                "version",
+                "run",
+                "verdict",
+                "exit_code",
+                "conforms",
+                "error",
+                "units",
+            ]
+            .as_slice()
+        } else {
+            [
+                "format",
+                "version",
+                "run",
+                "summary",
+                "verdict",
+                "exit_code",
+                "conforms",
+                "groups",
+                "units",
+            ]
+            .as_slice()
+        };
+        assert_eq!(keys, first, "{}", input.display());
+    }
 }

@@ -214,9 +214,11 @@ impl Cli {
                 self.max_failures
             },
             expected: Vec::new(),
+            expected_file: None,
         };
         if let Some(path) = &self.expect_fail {
             policy.load_expected(path)?;
+            policy.expected_file = Some(path.display().to_string());
         }
         Ok(policy)
     }

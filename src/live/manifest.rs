@@ -46,6 +46,7 @@ pub const MAX_MANIFEST_PERFT_DEPTH: u32 = super::serve::MAX_PERFT_DEPTH;
     title = "kpe engine manifest, version 1",
     description = "How kpe-check starts an engine that speaks the kpe engine protocol (spec/PROTOCOL.md), the rules it claims, and how much to test it. Relative paths are relative to the manifest's directory."
 )]
+#[schemars(extend("$id" = "urn:kpe:schema:manifest:1"))]
 pub struct Manifest {
     /// Always `kpe-engine`: tells kpe-check this file is an engine manifest.
     pub format: Format,

@@ -26,7 +26,8 @@ pub use policy::{
     is_failure, normalize, stop_reason, stopped_reason,
 };
 pub use render::{
-    Detail, HumanSink, JsonSink, JunitSink, Sink, Tee, junit_classname, parse_json_report,
+    Detail, HumanSink, JUNIT_VERSION, JsonSink, JunitSink, Sink, Tee, junit_classname,
+    parse_json_report,
 };
 pub use render_html::HtmlSink;
 pub use report::{

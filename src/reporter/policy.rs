@@ -9,7 +9,7 @@ use globset::{Glob, GlobMatcher};
 
 use super::input::InputError;
 use super::render::Sink;
-use super::report::{Run, Summary, UnitResult, Verdict};
+use super::report::{Certificate, Run, Summary, UnitResult, Verdict};
 use crate::judge::{RULE_IDS, RuleSet};
 use crate::profile::Profile;
 
@@ -88,6 +88,8 @@ pub struct Policy {
     pub max_failures: Option<u64>,
     /// `--expect-fail FILE`: known divergences.
     pub expected: Vec<Expectation>,
+    /// The `--expect-fail` file's name, as given, for the certificate.
+    pub expected_file: Option<String>,
 }
 
 /// The reason given to units not run after `--max-failures`.
@@ -100,6 +102,15 @@ pub fn stopped_reason(n: u64) -> String {
 }
 
 impl Policy {
+    /// Puts the selection into `certificate`, as both modes report it:
+    /// `--only`, `--skip`, `--expect-fail` and `--max-failures`.
+    pub fn stamp(&self, certificate: &mut Certificate) {
+        certificate.only = self.only.iter().map(ToString::to_string).collect();
+        certificate.skip = self.skip.iter().map(ToString::to_string).collect();
+        certificate.expect_fail.clone_from(&self.expected_file);
+        certificate.max_failures = self.max_failures;
+    }
+
     /// Whether the unit `id`, exercising `rules`, is selected by `--only`
     /// and `--skip`.
     #[must_use]
@@ -361,7 +372,9 @@ impl<'a> PolicySink<'a> {
 
 impl Sink for PolicySink<'_> {
     fn begin(&mut self, run: &Run) -> std::io::Result<()> {
-        self.inner.begin(run)
+        let mut run = run.clone();
+        self.policy.stamp(&mut run.certificate);
+        self.inner.begin(&run)
     }
 
     fn unit(&mut self, unit: &UnitResult) -> std::io::Result<()> {

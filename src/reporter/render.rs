@@ -565,14 +565,54 @@ impl<W: Write> Sink for HumanSink<W> {
 // ---------------------------------------------------------------------------
 
 /// The JSON report (`--format json`): one object of the shape of
-/// [`JsonReport`] (`spec/report.schema.json`), written as results come, so
-/// that it is complete and valid even when the input turns out bad
-/// half-way (it then ends with an `error` member and verdict `bad-input`).
+/// [`JsonReport`] (`spec/report.schema.json`), its summary and verdict
+/// first: `format`, `version`, `run` (with the certificate), `summary`,
+/// `verdict`, `exit_code`, `conforms`, `groups`, then `units`. Units are
+/// kept in a temporary file as they come (in memory if none can be made)
+/// and copied after the summary, so memory stays bounded; when the input
+/// turns out bad half-way the report is still whole, with an `error`
+/// member and verdict `bad-input`.
 pub struct JsonSink<W> {
     out: W,
-    begun: bool,
+    run: Option<Run>,
     units: u64,
+    spool: Spool,
     groups: Groups,
+}
+
+/// Where the units wait for the summary.
+enum Spool {
+    File(io::BufWriter<std::fs::File>),
+    Memory(Vec<u8>),
+}
+
+impl Spool {
+    fn new() -> Spool {
+        match tempfile::tempfile() {
+            Ok(file) => Spool::File(io::BufWriter::new(file)),
+            Err(_) => Spool::Memory(Vec::new()),
+        }
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Spool::File(w) => w,
+            Spool::Memory(v) => v,
+        }
+    }
+
+    /// Copies what was spooled to `out`, emptying the spool.
+    fn copy_to(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        match std::mem::replace(self, Spool::Memory(Vec::new())) {
+            Spool::File(w) => {
+                let mut file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+                io::Seek::rewind(&mut file)?;
+                io::copy(&mut file, out)?;
+            }
+            Spool::Memory(v) => out.write_all(&v)?,
+        }
+        Ok(())
+    }
 }
 
 impl<W: Write> JsonSink<W> {
@@ -580,8 +620,9 @@ impl<W: Write> JsonSink<W> {
     pub fn new(out: W) -> JsonSink<W> {
         JsonSink {
             out,
-            begun: false,
+            run: None,
             units: 0,
+            spool: Spool::new(),
             groups: Groups::default(),
         }
     }
@@ -591,15 +632,22 @@ impl<W: Write> JsonSink<W> {
         self.out
     }
 
-    fn open(&mut self, run: Option<&Run>) -> io::Result<()> {
+    /// The report's head, up to the summary's fields.
+    fn head(&mut self) -> io::Result<()> {
         write!(
             self.out,
-            "{{\"format\":{},\"version\":{REPORT_VERSION},\"run\":{},\"units\":[",
+            "{{\"format\":{},\"version\":{REPORT_VERSION},\"run\":{}",
             serde_json::to_string(REPORT_FORMAT)?,
-            serde_json::to_string(&run)?
-        )?;
-        self.begun = true;
-        Ok(())
+            serde_json::to_string(&self.run)?
+        )
+    }
+
+    /// The units, then the end of the report.
+    fn tail(&mut self) -> io::Result<()> {
+        write!(self.out, ",\"units\":[")?;
+        self.spool.copy_to(&mut self.out)?;
+        writeln!(self.out, "\n]}}")?;
+        self.out.flush()
     }
 }
 
@@ -632,20 +680,22 @@ fn input_error_report(error: &InputError) -> InputErrorReport {
 
 impl<W: Write> Sink for JsonSink<W> {
     fn begin(&mut self, run: &Run) -> io::Result<()> {
-        self.open(Some(run))
+        self.run = Some(run.clone());
+        Ok(())
     }
 
     fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
         let sep = if self.units == 0 { "" } else { "," };
         self.units += 1;
         self.groups.add(unit);
-        write!(self.out, "{sep}\n{}", serde_json::to_string(unit)?)
+        write!(
+            self.spool.writer(),
+            "{sep}\n{}",
+            serde_json::to_string(unit)?
+        )
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        if !self.begun {
-            self.open(None)?;
-        }
         let groups: Vec<GroupRef> = self
             .groups
             .sorted()
@@ -653,31 +703,30 @@ impl<W: Write> Sink for JsonSink<W> {
             .map(GroupRef::from)
             .collect();
         let verdict = summary.verdict();
-        writeln!(
+        self.head()?;
+        write!(
             self.out,
-            "\n],\"groups\":{},\"summary\":{},\"verdict\":{},\"exit_code\":{},\"conforms\":{}}}",
-            serde_json::to_string(&groups)?,
+            ",\"summary\":{},\"verdict\":{},\"exit_code\":{},\"conforms\":{},\"groups\":{}",
             serde_json::to_string(summary)?,
             serde_json::to_string(&verdict)?,
             verdict.exit_code(),
-            summary.conforms()
+            summary.conforms(),
+            serde_json::to_string(&groups)?,
         )?;
-        self.out.flush()
+        self.tail()
     }
 
     fn fail(&mut self, error: &InputError) -> io::Result<()> {
-        if !self.begun {
-            self.open(None)?;
-        }
         let verdict = RunVerdict::BadInput;
-        writeln!(
+        self.head()?;
+        write!(
             self.out,
-            "\n],\"verdict\":{},\"exit_code\":{},\"conforms\":false,\"error\":{}}}",
+            ",\"verdict\":{},\"exit_code\":{},\"conforms\":false,\"error\":{}",
             serde_json::to_string(&verdict)?,
             verdict.exit_code(),
             serde_json::to_string(&input_error_report(error))?
         )?;
-        self.out.flush()
+        self.tail()
     }
 }
 
@@ -710,12 +759,27 @@ pub fn parse_json_report(text: &str) -> Result<JsonReport, String> {
 // JUnit XML
 // ---------------------------------------------------------------------------
 
+/// The version of the JUnit shape, given as the property `kpe-junit`. A
+/// change to test names, classnames, suite grouping or properties bumps it
+/// (CHANGELOG.md). Version 1 repeated the properties in every
+/// `<testsuite>`; version 2 gives them once.
+pub const JUNIT_VERSION: u32 = 2;
+
+/// Seconds as JUnit writes them: three decimals, never negative (an empty
+/// sum of `f64` is `-0.0`, and `-0.000` is not a valid `xs:decimal` time
+/// under Jenkins' schema).
+fn seconds(time: f64) -> String {
+    format!("{:.3}", time.max(0.0) + 0.0)
+}
+
 /// A JUnit XML report for CI systems (`--junit FILE`), in the shape of
 /// Jenkins' `junit-10.xsd`: one `<testsuite>` per unit kind (and profile),
 /// one `<testcase>` per unit with its `time` and a dotted classname such as
 /// `kpe.scenario.capture`; `<failure type="RULE-IDS">` for a divergence,
 /// `<error>` for an engine that could not be checked, `<skipped>` with the
-/// reason; `<properties>` carry the certificate. It keeps one small record
+/// reason; the certificate is given once, as the `<properties>` of the
+/// first `<testsuite>` (the schema allows them nowhere else), with the
+/// shape's version [`JUNIT_VERSION`] among them. It keeps one small record
 /// per unit until the run ends.
 pub struct JunitSink {
     path: PathBuf,
@@ -762,8 +826,10 @@ impl JunitSink {
         props.push(("profile".to_owned(), run.profile.to_string()));
         props.push(("profiles".to_owned(), profiles.join(" | ")));
         props.push(("kpe-check".to_owned(), c.kpe_check.clone()));
+        props.push(("kpe-junit".to_owned(), JUNIT_VERSION.to_string()));
         let optional = [
             ("protocol", c.protocol.map(|v| v.to_string())),
+            ("transcript", c.transcript.map(|v| v.to_string())),
             (
                 "suite-version",
                 c.suite.as_ref().map(|s| s.version.to_string()),
@@ -774,6 +840,10 @@ impl JunitSink {
             ("max-plies", c.max_plies.map(|v| v.to_string())),
             ("perft-depth", c.perft_depth.map(|v| v.to_string())),
             ("shard", c.shard.map(|v| v.to_string())),
+            ("only", (!c.only.is_empty()).then(|| c.only.join(" "))),
+            ("skip", (!c.skip.is_empty()).then(|| c.skip.join(" "))),
+            ("expect-fail", c.expect_fail.clone()),
+            ("max-failures", c.max_failures.map(|v| v.to_string())),
         ];
         props.extend(
             optional
@@ -815,7 +885,7 @@ impl JunitSink {
         root.push_attribute(("tests", tests.to_string().as_str()));
         root.push_attribute(("failures", failures.to_string().as_str()));
         root.push_attribute(("errors", errors.to_string().as_str()));
-        root.push_attribute(("time", format!("{total_time:.3}").as_str()));
+        root.push_attribute(("time", seconds(total_time).as_str()));
         w.write_event(Event::Start(root)).map_err(io)?;
         let props = self.properties();
         let mut suites: Vec<(String, Vec<&JunitCase>)> = self
@@ -847,23 +917,25 @@ impl JunitSink {
             ));
             suite.push_attribute(("skipped", of("skipped").to_string().as_str()));
             let time: f64 = cases.iter().map(|c| c.time).sum();
-            suite.push_attribute(("time", format!("{time:.3}").as_str()));
+            suite.push_attribute(("time", seconds(time).as_str()));
             w.write_event(Event::Start(suite)).map_err(io)?;
-            w.write_event(Event::Start(BytesStart::new("properties")))
-                .map_err(io)?;
-            for (key, value) in &props {
-                let mut p = BytesStart::new("property");
-                p.push_attribute(("name", key.as_str()));
-                p.push_attribute(("value", value.as_str()));
-                w.write_event(Event::Empty(p)).map_err(io)?;
+            if k == 0 && !props.is_empty() {
+                w.write_event(Event::Start(BytesStart::new("properties")))
+                    .map_err(io)?;
+                for (key, value) in &props {
+                    let mut p = BytesStart::new("property");
+                    p.push_attribute(("name", key.as_str()));
+                    p.push_attribute(("value", value.as_str()));
+                    w.write_event(Event::Empty(p)).map_err(io)?;
+                }
+                w.write_event(Event::End(BytesEnd::new("properties")))
+                    .map_err(io)?;
             }
-            w.write_event(Event::End(BytesEnd::new("properties")))
-                .map_err(io)?;
             for case in cases {
                 let mut tag = BytesStart::new("testcase");
                 tag.push_attribute(("name", case.name.as_str()));
                 tag.push_attribute(("classname", case.classname.as_str()));
-                tag.push_attribute(("time", format!("{:.3}", case.time).as_str()));
+                tag.push_attribute(("time", seconds(case.time).as_str()));
                 match &case.outcome {
                     None => w.write_event(Event::Empty(tag)).map_err(io)?,
                     Some((element, message, kind, text)) => {

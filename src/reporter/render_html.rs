@@ -275,6 +275,7 @@ fn certificate(run: &Run) -> Markup {
     }
     let optional = [
         ("protocol", c.protocol.map(|v| v.to_string())),
+        ("transcript format", c.transcript.map(|v| v.to_string())),
         (
             "suite",
             c.suite

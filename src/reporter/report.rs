@@ -76,6 +76,9 @@ pub struct Certificate {
     /// The protocol version spoken with the engine (live mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<u32>,
+    /// The transcript format version read (transcript mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<u32>,
     /// The conformance suite that ran (live mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite: Option<SuiteStamp>,
@@ -113,6 +116,7 @@ impl Default for Certificate {
         Certificate {
             kpe_check: KPE_CHECK_VERSION.to_owned(),
             protocol: None,
+            transcript: None,
             suite: None,
             seed: None,
             games: None,
@@ -855,10 +859,11 @@ impl Collected {
 }
 
 /// The JSON report (`--format json`), as `spec/report.schema.json`
-/// describes it. [`super::JsonSink`] writes it as results come; `kpe-check
-/// merge` reads it back.
+/// describes it, in the order [`super::JsonSink`] writes it: the summary
+/// and verdict before the units; `kpe-check merge` reads it back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("$id" = "urn:kpe:schema:report:2"))]
 pub struct JsonReport {
     /// Always [`REPORT_FORMAT`].
     pub format: String,
@@ -867,11 +872,6 @@ pub struct JsonReport {
     /// The run's header; absent when the input was bad before it was known.
     #[serde(default)]
     pub run: Option<Run>,
-    /// Every unit, in plan order.
-    pub units: Vec<UnitResult>,
-    /// The groups of diverging and errored units.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub groups: Option<Vec<GroupRef>>,
     /// The totals; absent when the run stopped on bad input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Summary>,
@@ -887,6 +887,11 @@ pub struct JsonReport {
     /// The bad input that stopped the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<InputErrorReport>,
+    /// The groups of diverging and errored units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<GroupRef>>,
+    /// Every unit, in plan order.
+    pub units: Vec<UnitResult>,
 }
 
 /// A group in the JSON report: its key, count and the ids of its units.

@@ -129,6 +129,7 @@ impl Consumer for MainPass<'_> {
     fn header(&mut self, header: Header) -> Result<MainMode, Abort> {
         let mut run = Run::new(self.source, RunKind::Transcript, header.profile);
         run.engine = Some(header.engine.clone());
+        run.certificate.transcript = Some(crate::transcript::VERSION);
         self.profile = header.profile;
         self.sink.begin(&run).map_err(Abort::Output)?;
         Ok(MainMode {
