@@ -1,4 +1,4 @@
-//! The kpe engine protocol, version 1: JSON lines between `kpe-check` and an
+//! The kpe engine protocol, version 2 (version 1 still read): JSON lines between `kpe-check` and an
 //! engine's standard input and output (specified in `spec/PROTOCOL.md`, with
 //! a JSON Schema generated from these types in `spec/protocol.schema.json`).
 //!
@@ -31,9 +31,31 @@ use crate::profile::Profile;
 use crate::report::Capture;
 use crate::rules::Reason;
 
-/// The protocol version this crate speaks. An engine must answer the hello
-/// with exactly this number.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The newest protocol version, the one kpe-check asks for in its hello.
+///
+/// Version 2 gave `perft` under `end-on-repetition` its meaning: a
+/// position that recurs along a sequence ends the game there. Version 1
+/// said nothing of repetition, and engines written to it count perft as
+/// if no repetition rule applied. An engine answers the hello with the
+/// version it speaks, [`OLDEST_PROTOCOL`] to this one, and is checked by
+/// that version's meaning ([`perft_profile`]).
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The oldest protocol version kpe-check still checks engines by.
+pub const OLDEST_PROTOCOL: u32 = 1;
+
+/// The rules profile by which a `perft` answer of an engine speaking
+/// `protocol` is counted: `profile` itself from version 2 on; under
+/// version 1, `profile` without `end-on-repetition`, since that version's
+/// perft knows no repetition. Every other request means the same in both.
+#[must_use]
+pub fn perft_profile(protocol: u32, profile: Profile) -> Profile {
+    if protocol < 2 {
+        profile.set(crate::profile::Switch::EndOnRepetition, false)
+    } else {
+        profile
+    }
+}
 
 /// A line `kpe-check` sends to the engine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -42,7 +64,7 @@ pub enum Request {
     /// The first request: says which protocol version and rules profile the
     /// checker expects. The engine answers [`Reply::Hello`].
     Hello {
-        /// Always [`PROTOCOL_VERSION`].
+        /// The newest version the checker speaks ([`PROTOCOL_VERSION`]).
         protocol: u32,
         /// The rules profile the engine's manifest claims. An engine that
         /// implements a single reading may ignore it.
@@ -113,7 +135,8 @@ impl Request {
 pub enum Reply {
     /// The answer to [`Request::Hello`]: who the engine is and what it does.
     Hello {
-        /// Must equal the request's `protocol` ([`PROTOCOL_VERSION`]).
+        /// The version the engine speaks: from [`OLDEST_PROTOCOL`] to the
+        /// request's `protocol`.
         protocol: u32,
         /// The engine's name, for reports.
         name: String,
@@ -216,10 +239,10 @@ pub fn parse_reason(code: &str) -> Result<Reason, String> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 #[schemars(
-    title = "kpe engine protocol, version 1: one line",
+    title = "kpe engine protocol, version 2: one line",
     description = "One JSON object per line: a `Request` from kpe-check to the engine's stdin, or a `Reply` the engine writes on stdout, exactly one per request except `quit`. See spec/PROTOCOL.md."
 )]
-#[schemars(extend("$id" = "urn:kpe:schema:protocol:1"))]
+#[schemars(extend("$id" = "urn:kpe:schema:protocol:2"))]
 pub enum Line {
     /// A line sent to the engine.
     Request(Request),

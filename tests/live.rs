@@ -410,7 +410,7 @@ fn a_flooded_stderr_is_shown_as_a_short_tail() {
 #[test]
 fn a_wrong_protocol_version_stops_at_the_hello() {
     let report = hostile("wrong-protocol");
-    assert_verdict(&report, "protocol-version", "protocol version 2");
+    assert_verdict(&report, "protocol-version", "protocol version 3");
     // One unit errors with the failed hello; the rest are not run.
     let errored: Vec<&UnitResult> = report.units.iter().filter(|u| u.error.is_some()).collect();
     assert_eq!(errored.len(), 1, "{errored:?}");
@@ -1138,4 +1138,50 @@ fn a_slow_engine_conforms_and_its_wait_is_counted() {
         plain.time
     );
     assert_eq!(plain.units.len(), slow.units.len());
+}
+
+#[test]
+fn an_engine_is_checked_by_the_meaning_of_the_protocol_version_it_speaks() {
+    // Protocol 2 counts perft under end-on-repetition with the repetition
+    // rule; protocol 1 said nothing of it, and its engines count without.
+    let profile = "end-on-repetition";
+    let options = LiveOptions {
+        policy: kpe::reporter::Policy {
+            only: vec!["perft/*".parse().unwrap()],
+            ..kpe::reporter::Policy::default()
+        },
+        ..quick()
+    };
+    let current = check_json(&kpe_engine(&[], profile, 5000), &options);
+    assert!(current.conforms(), "{:#?}", divergences(&current));
+    assert_eq!(
+        current.run.certificate.protocol,
+        Some(kpe::protocol::PROTOCOL_VERSION)
+    );
+    // An engine of version 1, counting as version 1 said: it conforms, and
+    // the certificate says by which version it was checked.
+    let old = check_json(&kpe_engine(&["--protocol", "1"], profile, 5000), &options);
+    assert!(old.conforms(), "{:#?}", divergences(&old));
+    assert_eq!(old.run.certificate.protocol, Some(1));
+    assert_eq!(old.engine.as_ref().map(|i| i.protocol), Some(1));
+    // The same counts from an engine that says version 2 are wrong.
+    let wrong = check_json(
+        &kpe_engine(&["--fault", "perft-without-repetition"], profile, 5000),
+        &options,
+    );
+    assert!(!wrong.conforms());
+    let perft: Vec<&str> = divergences(&wrong)
+        .iter()
+        .map(|(u, _)| u.id.as_str())
+        .collect();
+    assert!(
+        !perft.is_empty() && perft.iter().all(|id| id.starts_with("perft/")),
+        "{perft:?}"
+    );
+    // Without the repetition rule the two versions mean the same.
+    let plain = check_json(
+        &kpe_engine(&["--fault", "perft-without-repetition"], "default", 5000),
+        &options,
+    );
+    assert!(plain.conforms(), "{:#?}", divergences(&plain));
 }

@@ -110,6 +110,12 @@ enum Command {
         /// Answer with a seeded rules bug, for testing kpe-check's diagnosis.
         #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Bug>())]
         bug: Option<kpe::live::Bug>,
+        /// Speak only this protocol version, as an engine written to it
+        /// would (1 counts perft without the repetition rule). By default
+        /// the version kpe-check asks for.
+        #[arg(long, value_name = "VERSION",
+              value_parser = clap::value_parser!(u32).range(i64::from(kpe::protocol::OLDEST_PROTOCOL)..=i64::from(kpe::protocol::PROTOCOL_VERSION)))]
+        protocol: Option<u32>,
     },
     /// What turning alternative readings on would change, from the
     /// reference rules with no code change (spec/DISPUTE.md): the
@@ -226,11 +232,13 @@ fn main() -> ExitCode {
             fault,
             announce,
             bug,
+            protocol,
         } => engine(kpe::live::ServeOptions {
             rules,
             fault,
             announce,
             bug,
+            protocol,
         }),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
         Command::Completions { shell } => {

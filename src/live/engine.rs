@@ -11,7 +11,7 @@ use crate::board::Pit;
 use crate::judge::{Answer, Facts, Question};
 use crate::position::Position;
 use crate::profile::Profile;
-use crate::protocol::{PROTOCOL_VERSION, Reply, Request};
+use crate::protocol::{OLDEST_PROTOCOL, PROTOCOL_VERSION, Reply, Request};
 
 /// Characters of an offending line quoted in a report.
 const QUOTE: usize = 200;
@@ -27,6 +27,8 @@ pub struct EngineInfo {
     pub perft: bool,
     /// The profiles the hello says the engine plays, if it said.
     pub profiles: Option<Vec<Profile>>,
+    /// The protocol version it speaks, by whose meaning it is checked.
+    pub protocol: u32,
 }
 
 /// The engine misbehaved: it did not give a well-formed answer in turn.
@@ -143,7 +145,7 @@ impl fmt::Display for FailureKind {
             }
             FailureKind::ProtocolVersion { found } => write!(
                 f,
-                "the engine speaks protocol version {found}; this kpe-check speaks version {PROTOCOL_VERSION}"
+                "the engine speaks protocol version {found}; this kpe-check speaks versions {OLDEST_PROTOCOL} to {PROTOCOL_VERSION}"
             ),
             FailureKind::EngineError { message } => {
                 write!(f, "the engine answered with an error: {message}")
@@ -247,7 +249,7 @@ impl Engine {
             else {
                 return Err(self.wrong_reply(&hello, &reply));
             };
-            if protocol != PROTOCOL_VERSION {
+            if !(OLDEST_PROTOCOL..=PROTOCOL_VERSION).contains(&protocol) {
                 return Err(self.fail(
                     FailureKind::ProtocolVersion { found: protocol },
                     Some(&hello),
@@ -258,6 +260,7 @@ impl Engine {
                 version,
                 perft,
                 profiles,
+                protocol,
             });
         }
         Ok(self.info.as_ref().expect("set by a successful hello"))

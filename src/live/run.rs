@@ -461,6 +461,10 @@ pub fn check_engine(
         name: i.name.clone(),
         version: i.version.clone(),
     });
+    // The version the engine spoke, by whose meaning it was checked.
+    if let Some(i) = &info {
+        run.certificate.protocol = Some(i.protocol);
+    }
     let write = |sink: &mut dyn Sink| -> io::Result<()> {
         sink.begin(&run)?;
         for unit in &units {

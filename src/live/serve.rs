@@ -8,7 +8,7 @@ use crate::board::Player;
 use crate::perft::perft;
 use crate::position::Position;
 use crate::profile::Profile;
-use crate::protocol::{EndClaim, PROTOCOL_VERSION, Reply, Request};
+use crate::protocol::{EndClaim, OLDEST_PROTOCOL, PROTOCOL_VERSION, Reply, Request, perft_profile};
 use crate::report::Capture;
 use crate::rules::{self, legal_moves};
 
@@ -35,6 +35,17 @@ pub struct ServeOptions {
     pub announce: bool,
     /// Answer `legal` and `play` with a seeded rules bug (`kpe engine --bug`).
     pub bug: Option<super::bugs::Bug>,
+    /// Speak only this protocol version (`kpe engine --protocol N`), as an
+    /// engine written to it would; `None` speaks the version the hello
+    /// asks for, if it is one kpe speaks, else the newest.
+    pub protocol: Option<u32>,
+}
+
+/// What a hello settled for the rest of the session.
+#[derive(Clone, Copy, Debug)]
+struct Agreed {
+    profile: Profile,
+    protocol: u32,
 }
 
 /// A deliberate misbehaviour of `kpe engine --fault`, used by the tests of
@@ -58,7 +69,7 @@ pub enum Fault {
     ExtraLine,
     /// Answer each request twice, in two writes.
     ExtraWrite,
-    /// Say protocol version 2 in the hello.
+    /// Say in the hello a protocol version newer than kpe speaks.
     WrongProtocol,
     /// Never read stdin after the hello: answer by peeking at the pipe
     /// (`tee(2)`, Linux; elsewhere this hangs), so that the pipe fills and
@@ -73,6 +84,10 @@ pub enum Fault {
     /// Answer every request correctly, but only after sleeping
     /// [`SLOW_DELAY`]: a slow engine, for measuring `--jobs`.
     Slow,
+    /// Say the version the hello asks for, but count `perft` as protocol
+    /// version 1 did, with no repetition rule (wrong under
+    /// `end-on-repetition` from version 2 on).
+    PerftWithoutRepetition,
 }
 
 /// How long `kpe engine --fault slow` sleeps before each answer.
@@ -80,7 +95,7 @@ pub const SLOW_DELAY: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Fault {
     /// Every fault with its name.
-    pub const ALL: [(&'static str, Fault); 13] = [
+    pub const ALL: [(&'static str, Fault); 14] = [
         ("crash", Fault::Crash),
         ("exit", Fault::Exit),
         ("hang", Fault::Hang),
@@ -94,6 +109,7 @@ impl Fault {
         ("detach", Fault::Detach),
         ("capture-own-row", Fault::CaptureOwnRow),
         ("slow", Fault::Slow),
+        ("perft-without-repetition", Fault::PerftWithoutRepetition),
     ];
 }
 
@@ -123,7 +139,10 @@ pub fn serve(
     mut output: impl Write,
     options: ServeOptions,
 ) -> io::Result<()> {
-    let mut profile = options.rules.unwrap_or_default();
+    let mut agreed = Agreed {
+        profile: options.rules.unwrap_or_default(),
+        protocol: options.protocol.unwrap_or(PROTOCOL_VERSION),
+    };
     let mut bugged = options.bug.map(super::bugs::Session::new);
     let mut line = Vec::new();
     loop {
@@ -142,17 +161,17 @@ pub fn serve(
         };
         if !matches!(request, Request::Hello { .. }) {
             if options.fault == Some(Fault::NoRead) {
-                return peek_forever(request, &mut profile, options, &mut output);
+                return peek_forever(request, &mut agreed, options, &mut output);
             }
             misbehave(options.fault, &mut output)?;
         }
         if let Some(session) = bugged.as_mut()
-            && let Some(reply) = session.answer(&request, profile)
+            && let Some(reply) = session.answer(&request, agreed.profile)
         {
             send(&mut output, &reply)?;
             continue;
         }
-        let Some(reply) = answer(request, &mut profile, options) else {
+        let Some(reply) = answer(request, &mut agreed, options) else {
             return Ok(());
         };
         if options.fault == Some(Fault::ExtraLine) {
@@ -219,16 +238,27 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
     }
 }
 
-/// The reply to one request under `profile` (which a hello sets), or `None`
-/// for `quit`.
-fn answer(request: Request, profile: &mut Profile, options: ServeOptions) -> Option<Reply> {
+/// The reply to one request under the profile and protocol a hello
+/// settled (`agreed`), or `None` for `quit`.
+fn answer(request: Request, agreed: &mut Agreed, options: ServeOptions) -> Option<Reply> {
+    let profile = &mut agreed.profile;
     let reply = match request {
-        Request::Hello { profile: asked, .. } => {
+        Request::Hello {
+            profile: asked,
+            protocol: newest,
+        } => {
             *profile = options.rules.unwrap_or(asked);
+            agreed.protocol = options.protocol.unwrap_or(
+                if (OLDEST_PROTOCOL..=PROTOCOL_VERSION).contains(&newest) {
+                    newest
+                } else {
+                    PROTOCOL_VERSION
+                },
+            );
             let protocol = if options.fault == Some(Fault::WrongProtocol) {
                 PROTOCOL_VERSION + 1
             } else {
-                PROTOCOL_VERSION
+                agreed.protocol
             };
             Reply::Hello {
                 protocol,
@@ -270,7 +300,14 @@ fn answer(request: Request, profile: &mut Profile, options: ServeOptions) -> Opt
             ),
         },
         Request::Perft { position, depth } => Reply::Perft {
-            nodes: perft(&position, depth, *profile),
+            nodes: {
+                let version = if options.fault == Some(Fault::PerftWithoutRepetition) {
+                    1
+                } else {
+                    agreed.protocol
+                };
+                perft(&position, depth, perft_profile(version, *profile))
+            },
         },
         Request::Quit {} => return None,
     };
@@ -283,7 +320,7 @@ fn answer(request: Request, profile: &mut Profile, options: ServeOptions) -> Opt
 #[cfg(target_os = "linux")]
 fn peek_forever(
     first: Request,
-    profile: &mut Profile,
+    agreed: &mut Agreed,
     options: ServeOptions,
     output: &mut impl Write,
 ) -> io::Result<()> {
@@ -317,7 +354,7 @@ fn peek_forever(
             }
         };
         for request in requests {
-            let Some(reply) = answer(request, profile, options) else {
+            let Some(reply) = answer(request, agreed, options) else {
                 return Ok(());
             };
             send(output, &reply)?;
@@ -329,7 +366,7 @@ fn peek_forever(
 #[cfg(not(target_os = "linux"))]
 fn peek_forever(
     _: Request,
-    _: &mut Profile,
+    _: &mut Agreed,
     _: ServeOptions,
     output: &mut impl Write,
 ) -> io::Result<()> {

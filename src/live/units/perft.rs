@@ -14,6 +14,7 @@ use crate::live::shrink::Diverging;
 use crate::perft::perft;
 use crate::position::Position;
 use crate::profile::Profile;
+use crate::protocol::perft_profile;
 use crate::rules::legal_moves;
 use crate::scenario::Suite;
 
@@ -23,6 +24,9 @@ pub struct PerftCount {
     root: Position,
     depth: u32,
     nodes: u64,
+    /// The count by protocol version 1's meaning, where it differs
+    /// ([`crate::protocol::perft_profile`]).
+    nodes_v1: Option<u64>,
     /// Whether the table is the suite's (counted only by an engine perft).
     from_suite: bool,
 }
@@ -47,6 +51,7 @@ pub fn perft_units(
             root,
             depth,
             nodes,
+            nodes_v1: v1_count(&root, depth, profile),
             from_suite: false,
         })
         .collect();
@@ -65,12 +70,20 @@ pub fn perft_units(
                     root: start,
                     depth: k as u32 + 1,
                     nodes,
+                    nodes_v1: v1_count(&start, k as u32 + 1, profile),
                     from_suite: true,
                 });
             }
         }
     }
     (units, cut)
+}
+
+/// The count of `depth` plies from `root` by protocol version 1's meaning,
+/// if it is another profile's.
+fn v1_count(root: &Position, depth: u32, profile: Profile) -> Option<u64> {
+    let v1 = perft_profile(1, profile);
+    (v1 != profile).then(|| perft(root, depth, v1))
 }
 
 impl Unit for PerftCount {
@@ -108,7 +121,16 @@ impl PerftCount {
     /// The engine's own perft count; on a wrong count, the questions down
     /// the tree that find where it goes wrong.
     fn count(&self, ctx: &mut Ctx<'_>) -> Outcome {
-        let (root, depth, nodes) = (self.root, self.depth, self.nodes);
+        let protocol = ctx
+            .engine
+            .info()
+            .map_or(crate::protocol::PROTOCOL_VERSION, |i| i.protocol);
+        let counted = perft_profile(protocol, ctx.profile);
+        let nodes = match self.nodes_v1 {
+            Some(v1) if counted != ctx.profile => v1,
+            _ => self.nodes,
+        };
+        let (root, depth) = (self.root, self.depth);
         let claimed = match ctx.engine.perft(&root, depth) {
             Ok(n) => n,
             Err(failure) => return Outcome::Errored { plies: 0, failure },
@@ -123,7 +145,7 @@ impl PerftCount {
         let head = format!(
             "perft({depth}) from `{root}`: expected {nodes}, the engine counted {claimed}; the first wrong answer below it:"
         );
-        match locate(ctx, root, depth, 0) {
+        match locate(ctx, counted, root, depth, 0) {
             Ok(Some((found, ply))) => {
                 let mut outcome = ctx.diverged(found, ply, None);
                 if let Outcome::Diverges { divergence, plies, .. } = &mut outcome {
@@ -193,9 +215,12 @@ impl PerftCount {
 
 /// Walks down from `position` to the first question the engine answers
 /// wrongly, following children whose perft counts differ; the ply is the
-/// 1-based ply of the wrong answer below the root.
+/// 1-based ply of the wrong answer below the root. The engine's counts are
+/// compared with the rules' under `counted`, the profile of its protocol's
+/// perft.
 fn locate(
     ctx: &mut Ctx<'_>,
+    counted: Profile,
     position: Position,
     depth: u32,
     ply: u64,
@@ -212,9 +237,9 @@ fn locate(
         let Ok((child, _)) = crate::rules::play(&position, pit, ctx.profile) else {
             continue;
         };
-        let want = perft(&child, depth - 1, ctx.profile);
+        let want = perft(&child, depth - 1, counted);
         if ctx.engine.perft(&child, depth - 1)? != want {
-            return locate(ctx, child, depth - 1, ply + 1);
+            return locate(ctx, counted, child, depth - 1, ply + 1);
         }
     }
     Ok(None)
