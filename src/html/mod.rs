@@ -125,7 +125,18 @@ impl FromIterator<Markup> for Markup {
 /// Escapes text for HTML element content and quoted attribute values.
 #[must_use]
 pub fn escape(text: &str) -> String {
-    html_escape::encode_quoted_attribute(text).into_owned()
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `<tag class="class">inner</tag>`, for the block and inline elements a
@@ -492,6 +503,7 @@ mod tests {
             Markup::text("<a href=\"x\">&").as_str(),
             "&lt;a href=&quot;x&quot;&gt;&amp;"
         );
+        assert_eq!(escape("it's é"), "it&#x27;s é");
         assert_eq!(
             Markup::markdown("**SOW-4** *Reading I1.* `skip-<x>` a*b").as_str(),
             "<strong>SOW-4</strong> <em>Reading I1.</em> <code>skip-&lt;x&gt;</code> a*b"
