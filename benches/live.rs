@@ -7,8 +7,9 @@
 //!
 //! ```sh
 //! cargo build --release
+//! export PATH="${CARGO_TARGET_DIR:-$PWD/target}/release:$PATH"   # the manifest runs `kpe` from PATH
 //! time KPE_CHECK_SEED=1 KPE_CHECK_GAMES=1000 KPE_CHECK_PERFT_DEPTH=0 \
-//!     target/release/kpe-check examples/engines/kpe-release.json > /dev/null
+//!     kpe-check examples/engines/kpe-release.json > /dev/null
 //! ```
 //!
 //! Before measuring, it runs the same 100 games three times against `kpe

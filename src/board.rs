@@ -97,19 +97,10 @@ impl fmt::Display for Player {
 ///
 /// In files a pit is its name, read and written through `FromStr` and
 /// `Display`.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde_with::SerializeDisplay,
-    serde_with::DeserializeFromStr,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pit(u8);
+
+crate::as_text::serde_as_text!(Pit);
 
 impl Pit {
     /// Every pit in board order: `S1`..`S4`, then `N1`..`N4`.

@@ -30,6 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod as_text;
 mod board;
 pub mod dispute;
 mod game;

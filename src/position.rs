@@ -26,16 +26,7 @@ use crate::board::{PITS, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 /// ```
 ///
 /// In files a position is its notation string, validated when read.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    serde_with::SerializeDisplay,
-    serde_with::DeserializeFromStr,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     pub(crate) pits: [u8; PITS],
     pub(crate) captured: [u8; 2],
@@ -44,6 +35,8 @@ pub struct Position {
     /// their pit `k + 1`.
     pub(crate) used: [u8; 2],
 }
+
+crate::as_text::serde_as_text!(Position);
 
 impl Position {
     /// The start of the game (BOARD-3): six stones in every pit, nothing

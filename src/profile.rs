@@ -74,22 +74,12 @@ impl fmt::Display for Switch {
 ///
 /// Written as `default` (no switch on) or as switch names joined by commas,
 /// in reading order, e.g. `skip-origin,strict-lock`.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde_with::SerializeDisplay,
-    serde_with::DeserializeFromStr,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Profile {
     bits: u8,
 }
+
+crate::as_text::serde_as_text!(Profile);
 
 impl Profile {
     /// The spec's own reading of every open point: all switches off.

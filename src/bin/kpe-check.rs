@@ -13,6 +13,9 @@ use kpe::reporter::{
     PolicySink, RunVerdict, Shard, Sink, Summary, Tee,
 };
 
+#[path = "common/completed.rs"]
+mod completed;
+
 const AFTER_HELP: &str = "\
 Exit codes:
   0  conforms: every unit checked conforms (known divergences aside)
@@ -30,7 +33,8 @@ Exit codes:
 FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md; `-`
 reads standard input) or an engine manifest (\"format\": \"kpe-engine\",
 spec/PROTOCOL.md). `kpe-check merge REPORT.json...` combines the JSON reports
-of --shard runs into the report of the whole run.
+of --shard runs into the report of the whole run; `kpe-check completions
+SHELL` prints a shell completion script.
 
 Live mode settings are taken, first found first: from the flags --seed,
 --games, --perft-depth and --suite; from the environment variables
@@ -125,7 +129,7 @@ struct Cli {
     /// The profiles to certify, each in turn with its own hello: `all`, or
     /// profiles separated by `|` (e.g. `default|skip-origin,strict-lock`)
     /// [default: the manifest's profiles, else its profile]
-    #[arg(long, value_name = "LIST|all", help_heading = LIVE)]
+    #[arg(long, value_name = "LIST|all", help_heading = LIVE, value_parser = completed::profiles(), hide_possible_values = true)]
     profiles: Option<kpe::live::Profiles>,
     /// Start the random games from this position (notation) instead of the
     /// initial one; repeatable, the games take them in turn.
@@ -168,6 +172,13 @@ enum Command {
         reports: Vec<PathBuf>,
         #[command(flatten)]
         out: OutputArgs,
+    },
+    /// Print a shell completion script for kpe-check (bash, zsh, fish,
+    /// elvish, powershell), profile names included: see the README for
+    /// where to put it.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -309,8 +320,12 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> ExitCode {
-    if let Some(Command::Merge { reports, out }) = &cli.command {
-        return with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)));
+    match &cli.command {
+        Some(Command::Merge { reports, out }) => {
+            return with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)));
+        }
+        Some(Command::Completions { shell }) => return completions(*shell),
+        None => {}
     }
     let Some(file) = cli.file.clone() else {
         Cli::command().print_help().ok();
@@ -389,6 +404,18 @@ fn run(cli: Cli) -> ExitCode {
                 exit(kpe::live::check_manifest_file(&file, &options, sink))
             })
         }
+    }
+}
+
+/// `kpe-check completions SHELL`: the completion script on standard output
+/// (a closed pipe exits 2, as for a report).
+fn completions(shell: clap_complete::Shell) -> ExitCode {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "kpe-check", &mut script);
+    match io::stdout().write_all(&script) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
+        Err(e) => fail(&format!("cannot write to standard output: {e}")),
     }
 }
 

@@ -30,6 +30,9 @@ fn write_failed(e: io::Error) -> ! {
 use clap::{Parser, Subcommand};
 use kpe::{Game, Pit, Position, Profile, game_over, legal_moves};
 
+#[path = "common/completed.rs"]
+mod completed;
+
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success
@@ -59,7 +62,7 @@ enum Command {
         /// Rules profile: `default` or switches joined by commas
         /// (skip-origin, strict-lock, feed-after-capture, end-when-unfeedable,
         /// end-on-repetition).
-        #[arg(long, value_name = "PROFILE", default_value = "default")]
+        #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true)]
         rules: Profile,
         /// Split the count at DEPTH by first move instead.
         #[arg(long)]
@@ -74,7 +77,7 @@ enum Command {
         #[arg(value_parser = parse_position)]
         position: Position,
         /// Rules profile.
-        #[arg(long, value_name = "PROFILE", default_value = "default")]
+        #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true)]
         rules: Profile,
     },
     /// Play moves and trace what each rule did.
@@ -86,7 +89,7 @@ enum Command {
         #[arg(long, value_name = "POSITION", default_value = "initial", value_parser = parse_position)]
         from: Position,
         /// Rules profile.
-        #[arg(long, value_name = "PROFILE", default_value = "default")]
+        #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true)]
         rules: Profile,
         /// Print the trace as JSON.
         #[arg(long)]
@@ -98,7 +101,7 @@ enum Command {
         /// Play this profile whatever kpe-check asks for in its hello (to
         /// see how kpe-check names the reading of an engine that follows
         /// another one). By default the hello's profile is played.
-        #[arg(long, value_name = "PROFILE")]
+        #[arg(long, value_name = "PROFILE", value_parser = completed::profile(), hide_possible_values = true)]
         rules: Option<Profile>,
         /// Misbehave on purpose, for testing kpe-check.
         #[arg(long, hide = true, value_parser = |s: &str| s.parse::<kpe::live::Fault>())]
@@ -126,7 +129,7 @@ enum Command {
         /// The disputed switches, joined by commas: skip-origin,
         /// strict-lock, feed-after-capture, end-when-unfeedable,
         /// end-on-repetition. They are compared with the default profile.
-        #[arg(value_name = "SWITCH[,SWITCH...]")]
+        #[arg(value_name = "SWITCH[,SWITCH...]", value_parser = completed::switches(), hide_possible_values = true)]
         switches: Profile,
         /// `text` for people, or `json` (spec/dispute.schema.json).
         #[arg(long, value_enum, default_value = "text")]
@@ -176,7 +179,9 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<std::path::PathBuf>,
     },
-    /// Print a shell completion script for kpe, e.g. `kpe completions bash > ~/.local/share/bash-completion/completions/kpe`.
+    /// Print a shell completion script for kpe (bash, zsh, fish, elvish,
+    /// powershell), rules profiles included: see the README for where to
+    /// put it.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -243,8 +248,14 @@ fn main() -> ExitCode {
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
         Command::Completions { shell } => {
             use clap::CommandFactory as _;
-            let mut command = Cli::command();
-            clap_complete::generate(shell, &mut command, "kpe", &mut io::stdout());
+            use std::io::Write as _;
+            // Written in one piece, so that a closed pipe is an error to
+            // handle rather than a panic inside clap_complete.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "kpe", &mut script);
+            if let Err(e) = io::stdout().write_all(&script) {
+                write_failed(e);
+            }
             ExitCode::SUCCESS
         }
         Command::Dispute {

@@ -492,6 +492,7 @@ mod tests {
             Markup::text("<a href=\"x\">&").as_str(),
             "&lt;a href=&quot;x&quot;&gt;&amp;"
         );
+        assert_eq!(escape("it's é"), "it&#x27;s é");
         assert_eq!(
             Markup::markdown("**SOW-4** *Reading I1.* `skip-<x>` a*b").as_str(),
             "<strong>SOW-4</strong> <em>Reading I1.</em> <code>skip-&lt;x&gt;</code> a*b"

@@ -1,0 +1,98 @@
+//! Command-line values whose names a shell completes: rules profiles.
+//!
+//! Shared by `kpe` and `kpe-check` (each includes this file). A value is
+//! read through its `FromStr`, as before, so any spelling the type accepts
+//! still works (`strict-lock,skip-origin` as well as the canonical
+//! `skip-origin,strict-lock`); the names are only offered to the completion
+//! scripts of `kpe completions` and `kpe-check completions`, and kept out of
+//! `--help` by `hide_possible_values`.
+
+use std::ffi::OsStr;
+use std::marker::PhantomData;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
+use kpe::Profile;
+
+/// A parser of `T` from its text that offers `names` to completion.
+pub struct Completed<T> {
+    names: &'static [String],
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Completed<T> {
+    fn clone(&self) -> Self {
+        Completed {
+            names: self.names,
+            value: PhantomData,
+        }
+    }
+}
+
+impl<T> TypedValueParser for Completed<T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        StringValueParser::new()
+            .try_map(|text| text.parse::<T>())
+            .parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            self.names
+                .iter()
+                .map(|name| PossibleValue::new(name.as_str())),
+        ))
+    }
+}
+
+/// The names of all 32 profiles, `default` first.
+fn profile_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| Profile::all().map(|p| p.to_string()).collect())
+}
+
+/// A rules profile (`--rules`): the 32 profile names.
+#[allow(dead_code)]
+pub fn profile() -> Completed<Profile> {
+    Completed {
+        names: profile_names(),
+        value: PhantomData,
+    }
+}
+
+/// Switches to turn on (`kpe dispute`): the 31 profiles other than the
+/// default.
+#[allow(dead_code)]
+pub fn switches() -> Completed<Profile> {
+    Completed {
+        names: &profile_names()[1..],
+        value: PhantomData,
+    }
+}
+
+/// The profiles to certify (`kpe-check --profiles`): `all` or one of the 32.
+#[allow(dead_code)]
+pub fn profiles() -> Completed<kpe::live::Profiles> {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        std::iter::once("all".to_owned())
+            .chain(profile_names().iter().cloned())
+            .collect()
+    });
+    Completed {
+        names,
+        value: PhantomData,
+    }
+}

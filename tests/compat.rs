@@ -1,0 +1,203 @@
+//! Files of released format versions are still read, with the same meaning
+//! (README, "Compatibility"; CHANGELOG.md lists the versions).
+//!
+//! `tests/golden/` holds, per format and version, files written to that
+//! version and what kpe-check made of them when the version was released:
+//! the exit code, the verdict, each unit's verdict, the rules broken, the
+//! groups, the reading named and the settings the certificate states
+//! (`*.expected.json`). Times, wording and the report's layout may change
+//! without a new version; these may not. A golden file is never rewritten:
+//! a new version gets a new folder, and the old folder stays as long as the
+//! version is read.
+//!
+//! - `transcript-v1/`: transcripts of version 1.
+//! - `manifest-v1/`: engine manifests of version 1, one with every field,
+//!   run against `kpe engine` (found on PATH) on the scenarios of
+//!   `suite-v2/` (a scenario file of suite version 2), perft from the
+//!   initial position and seeded random games.
+//! - `report-v2/`: the JSON shard reports (report version 2) of
+//!   `manifest-v1/bug.json`, which `kpe-check merge` must still merge into
+//!   that run's verdicts.
+//! - `protocol-v1/`: requests of protocol 1 and the reference engine's
+//!   replies. A `perft` request under `end-on-repetition` is left out: its
+//!   meaning changed without a new protocol version (CHANGELOG.md, "Known
+//!   format changes made without a version").
+//!
+//! A decided change of reading (README, "Settling a rule dispute") changes
+//! what these files mean under the default profile, so it fails here: that
+//! is a new suite version (and a CHANGELOG entry), and the expected files
+//! of the old one move to a folder of their own with the profile that keeps
+//! the old reading.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+const KPE_CHECK: &str = env!("CARGO_BIN_EXE_kpe-check");
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn golden(path: &str) -> PathBuf {
+    root().join("tests/golden").join(path)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// What a report means, as the golden files state it.
+fn meaning(report: &Value) -> Value {
+    let summary = &report["summary"];
+    let units: Vec<Value> = report["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| json!([u["id"], u["profile"], u["verdict"]]))
+        .collect();
+    let groups: Vec<Value> = report["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| json!([g["verdict"], g["rules"], g["count"]]))
+        .collect();
+    let certificate = &report["run"]["certificate"];
+    let mut settings = serde_json::Map::new();
+    for key in ["protocol", "seed", "games", "max_plies", "perft_depth"] {
+        settings.insert(key.to_owned(), certificate[key].clone());
+    }
+    json!({
+        "exit_code": report["exit_code"],
+        "verdict": report["verdict"],
+        "units": units,
+        "broken": summary["broken"],
+        "closest": summary["reading"]["closest"],
+        "groups": groups,
+        "profiles": report["run"]["profiles"],
+        "settings": settings,
+    })
+}
+
+/// Runs kpe-check from the repository's root with `kpe` on PATH; its exit
+/// code and JSON report.
+fn kpe_check(args: &[&str]) -> (i32, Value) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_kpe")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(KPE_CHECK)
+        .current_dir(root())
+        .env("PATH", path)
+        .env_remove("KPE_CHECK_SEED")
+        .env_remove("KPE_CHECK_GAMES")
+        .env_remove("KPE_CHECK_PERFT_DEPTH")
+        .env_remove("KPE_CHECK_SUITE")
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .expect("kpe-check runs");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "kpe-check {args:?}: {e}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().expect("an exit code"), report)
+}
+
+/// Checks `file` (under tests/golden) against its `.expected.json`.
+fn check_golden(file: &str) {
+    let expected = read_json(&golden(&file.replace(".json", ".expected.json")));
+    let mut args: Vec<String> = expected["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect();
+    args.push(format!("tests/golden/{file}"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, report) = kpe_check(&args);
+    let got = meaning(&report);
+    assert_eq!(json!(code), expected["meaning"]["exit_code"], "{file}");
+    compare(file, &got, &expected["meaning"]);
+}
+
+/// Field by field, so that a failure names what changed.
+fn compare(what: &str, got: &Value, expected: &Value) {
+    for (key, want) in expected.as_object().unwrap() {
+        assert_eq!(&got[key], want, "{what}: `{key}` changed meaning");
+    }
+    assert_eq!(got, expected, "{what}");
+}
+
+#[test]
+fn transcripts_of_version_1_keep_their_verdicts() {
+    check_golden("transcript-v1/skip-origin.json");
+    check_golden("transcript-v1/chain-past-row.json");
+}
+
+#[test]
+fn manifests_of_version_1_keep_their_settings_and_verdicts() {
+    check_golden("manifest-v1/every-field.json");
+    check_golden("manifest-v1/bug.json");
+}
+
+#[test]
+fn shard_reports_of_version_2_still_merge() {
+    let out = Command::new(KPE_CHECK)
+        .args(["merge", "--format", "json"])
+        .arg(golden("report-v2/shard-1.json"))
+        .arg(golden("report-v2/shard-2.json"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let expected = read_json(&golden("manifest-v1/bug.expected.json"));
+    assert_eq!(json!(out.status.code()), expected["meaning"]["exit_code"]);
+    compare("report-v2 merged", &meaning(&report), &expected["meaning"]);
+    for shard in ["shard-1.json", "shard-2.json"] {
+        let report = read_json(&golden(&format!("report-v2/{shard}")));
+        assert_eq!(report["version"], 2, "{shard} is a report of version 2");
+    }
+}
+
+#[test]
+fn the_reference_engine_still_answers_protocol_1_as_it_did() {
+    let requests = std::fs::read_to_string(golden("protocol-v1/requests.jsonl")).unwrap();
+    let replies = std::fs::read_to_string(golden("protocol-v1/replies.jsonl")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kpe"))
+        .arg("engine")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(requests.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success());
+    let got = String::from_utf8(out.stdout).unwrap();
+    let (got, want): (Vec<&str>, Vec<&str>) = (got.lines().collect(), replies.lines().collect());
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for ((request, got), want) in requests.lines().zip(&got).zip(&want) {
+        let mut got: Value = serde_json::from_str(got).unwrap();
+        let mut want: Value = serde_json::from_str(want).unwrap();
+        assert!(
+            !(request.contains("\"perft\"") && request.contains("end-on-repetition")),
+            "see the module doc"
+        );
+        // The engine's own name and version are its to change.
+        if got["type"] == "hello" {
+            for v in [&mut got, &mut want] {
+                v["version"] = json!(null);
+            }
+        }
+        assert_eq!(got, want, "the reply to {request}");
+    }
+}

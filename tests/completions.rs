@@ -1,0 +1,229 @@
+//! Shell completions of `kpe` and `kpe-check` (issue 26): the scripts load
+//! in bash, and completing a profile offers the profile names, not files.
+//!
+//! The bash tests need bash; they say so and pass when it is absent.
+
+use std::process::Command;
+
+use kpe::Profile;
+
+const KPE: &str = env!("CARGO_BIN_EXE_kpe");
+const KPE_CHECK: &str = env!("CARGO_BIN_EXE_kpe-check");
+
+fn has_bash() -> bool {
+    let found = Command::new("bash")
+        .args(["-c", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        eprintln!("skipped: bash is not on PATH");
+    }
+    found
+}
+
+/// Runs a bash script, with `$BIN` the binary; its standard output.
+fn bash(script: &str, bin: &str) -> String {
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-c", script])
+        .env("BIN", bin)
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{script}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What bash offers for the last of `words` (the words of the command line,
+/// the last one being completed), through the script's completion function.
+fn complete(bin: &str, name: &str, words: &[&str]) -> Vec<String> {
+    let words_array: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let script = format!(
+        r#"source <("$BIN" completions bash) || exit 1
+spec=$(complete -p {name}) || exit 1
+function=${{spec##*-F }}; function=${{function%% *}}
+COMP_WORDS=({words}); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
+"$function" {name} "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}"
+printf '%s\n' "${{COMPREPLY[@]}}""#,
+        words = words_array.join(" "),
+    );
+    bash(&script, bin).lines().map(str::to_owned).collect()
+}
+
+fn profile_names() -> Vec<String> {
+    Profile::all().map(|p| p.to_string()).collect()
+}
+
+#[test]
+fn the_bash_completions_load() {
+    if !has_bash() {
+        return;
+    }
+    for (bin, name) in [(KPE, "kpe"), (KPE_CHECK, "kpe-check")] {
+        let spec = bash(
+            &format!(r#"source <("$BIN" completions bash) && complete -p {name}"#),
+            bin,
+        );
+        assert!(
+            spec.starts_with("complete ") && spec.trim_end().ends_with(name),
+            "{spec}"
+        );
+    }
+}
+
+#[test]
+fn kpe_check_profiles_complete_to_profile_names() {
+    if !has_bash() {
+        return;
+    }
+    let offered = complete(KPE_CHECK, "kpe-check", &["kpe-check", "--profiles", ""]);
+    let mut expected = vec!["all".to_owned()];
+    expected.extend(profile_names());
+    assert_eq!(offered, expected);
+    // The prefix typed so far narrows them.
+    let offered = complete(
+        KPE_CHECK,
+        "kpe-check",
+        &["kpe-check", "--profiles", "strict"],
+    );
+    assert!(!offered.is_empty());
+    assert!(
+        offered.iter().all(|p| p.starts_with("strict-lock")),
+        "{offered:?}"
+    );
+    // And the subcommands are offered at the start.
+    let offered = complete(KPE_CHECK, "kpe-check", &["kpe-check", ""]);
+    for sub in ["merge", "completions"] {
+        assert!(offered.iter().any(|w| w == sub), "{offered:?}");
+    }
+}
+
+#[test]
+fn kpe_rules_complete_to_profile_names() {
+    if !has_bash() {
+        return;
+    }
+    for sub in ["perft", "show", "play", "engine"] {
+        let offered = complete(KPE, "kpe", &["kpe", sub, "--rules", ""]);
+        assert_eq!(offered, profile_names(), "kpe {sub} --rules");
+    }
+    // A dispute names switches to turn on: every profile but the default.
+    // The options are offered too; the values are the rest.
+    let offered: Vec<String> = complete(KPE, "kpe", &["kpe", "dispute", ""])
+        .into_iter()
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    assert_eq!(offered, profile_names()[1..], "kpe dispute");
+}
+
+#[test]
+fn completion_names_do_not_limit_what_is_accepted() {
+    // Switches in any order are still a profile, as before the names were
+    // offered to completion; and the 32 names stay out of --help.
+    let out = Command::new(KPE)
+        .args(["perft", "1", "--rules", "strict-lock,skip-origin"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(KPE)
+        .args(["perft", "1", "--rules", "skip-orign"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'skip-orign' for '--rules <PROFILE>': unknown rules switch"),
+        "{err}"
+    );
+    let help = Command::new(KPE_CHECK).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        !help.contains("skip-origin,strict-lock,feed-after-capture"),
+        "{help}"
+    );
+}
+
+#[test]
+fn every_shell_gets_a_script() {
+    for (bin, name) in [(KPE, "kpe"), (KPE_CHECK, "kpe-check")] {
+        for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+            let out = Command::new(bin)
+                .args(["completions", shell])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name} completions {shell}");
+            let script = String::from_utf8(out.stdout).unwrap();
+            assert!(script.contains(name), "{name} completions {shell}");
+            // A name only the profile list has (fish escapes the commas);
+            // elvish and powershell scripts complete no values.
+            assert!(
+                ["elvish", "powershell"].contains(&shell)
+                    || script
+                        .replace("\\,", ",")
+                        .contains("skip-origin,strict-lock,feed-after-capture"),
+                "{name} completions {shell}"
+            );
+        }
+        let out = Command::new(bin)
+            .args(["completions", "tcsh"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name} completions tcsh");
+    }
+}
+
+/// Issue 26: the README's completion line failed in a fresh home, whose
+/// completions folder did not exist. Its lines, run as written in an empty
+/// home, install scripts that bash loads.
+#[test]
+fn the_readme_completion_lines_work_in_a_fresh_home() {
+    if !has_bash() {
+        return;
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("```sh\nmkdir -p ~/.local/share/bash-completion/completions\n")
+        .expect("the README's completion lines");
+    let block = &readme[start + "```sh\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    assert!(block.contains("kpe-check completions bash >"), "{block}");
+    let home = tempfile::tempdir().unwrap();
+    let bin = std::path::Path::new(KPE).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-e", "-c", block])
+        .env("HOME", home.path())
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{block}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = home.path().join(".local/share/bash-completion/completions");
+    for name in ["kpe", "kpe-check"] {
+        let script = dir.join(name);
+        let out = Command::new("bash")
+            .args(["--noprofile", "--norc", "-c"])
+            .arg(format!("source {} && complete -p {name}", script.display()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
