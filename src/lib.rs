@@ -45,6 +45,7 @@ mod report;
 pub mod reporter;
 mod rules;
 pub mod scenario;
+pub mod solve;
 #[cfg(test)]
 mod testing;
 pub mod transcript;

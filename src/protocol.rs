@@ -94,6 +94,14 @@ pub enum Request {
         /// How many plies deep to count (at least 1).
         depth: u32,
     },
+    /// Which move would you play here? Optional: an engine that plays no
+    /// moves of its own (a rules engine) answers [`Reply::Error`]; `kpe
+    /// engine --perfect` answers [`Reply::Best`] with a move of perfect
+    /// play. kpe-check never sends it.
+    Best {
+        /// The position, in kpe notation.
+        position: Position,
+    },
     /// The session is over: the engine exits with status 0 and answers
     /// nothing.
     Quit {},
@@ -108,6 +116,7 @@ impl Request {
             Request::Legal { .. } => "legal",
             Request::Play { .. } => "play",
             Request::Perft { .. } => "perft",
+            Request::Best { .. } => "best",
             Request::Quit {} => "quit",
         }
     }
@@ -120,6 +129,7 @@ impl Request {
             Request::Legal { .. } => &["legal"],
             Request::Play { .. } => &["played", "illegal"],
             Request::Perft { .. } => &["perft"],
+            Request::Best { .. } => &["best"],
             Request::Quit {} => &[],
         }
     }
@@ -185,6 +195,16 @@ pub enum Reply {
         /// The number of move sequences of exactly the requested depth.
         nodes: u64,
     },
+    /// The answer to [`Request::Best`]: the move the engine plays.
+    Best {
+        /// The move, a pit of the player to move.
+        #[serde(rename = "move")]
+        pit: Pit,
+        /// The margin the engine expects from here on for the player to
+        /// move (captures to come and the sweep), when it knows it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        margin: Option<i8>,
+    },
     /// The engine could not handle the request (for example a position it
     /// cannot read). The checker reports it as a failure of that request.
     Error {
@@ -203,6 +223,7 @@ impl Reply {
             Reply::Played { .. } => "played",
             Reply::Illegal { .. } => "illegal",
             Reply::Perft { .. } => "perft",
+            Reply::Best { .. } => "best",
             Reply::Error { .. } => "error",
         }
     }
@@ -267,6 +288,7 @@ mod tests {
             r#"{"type":"hello","protocol":1,"profile":"skip-origin"}"#,
             r#"{"type":"legal","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#,
             r#"{"type":"perft","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----","depth":3}"#,
+            r#"{"type":"best","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#,
             r#"{"type":"quit"}"#,
         ] {
             let request: Request = serde_json::from_str(line).unwrap();

@@ -37,12 +37,13 @@ fn the_page_has_a_title_headings_one_svg_per_example_and_nothing_external() {
         let title: String = doc.select(&sel("title")).next().unwrap().text().collect();
         assert_eq!(title, format!("What would “{switch}” change in Kpé?"));
         let h2: Vec<String> = doc.select(&sel("h2")).map(|h| h.text().collect()).collect();
-        assert_eq!(h2.len(), 5, "{h2:?}");
+        assert_eq!(h2.len(), 6, "{h2:?}");
         assert!(h2[0].starts_with("The rule"), "{h2:?}");
         assert!(
             h2[2].starts_with("Conformance scenarios that change"),
             "{h2:?}"
         );
+        assert_eq!(h2[5], "With best play", "{h2:?}");
         // The spec paragraph of the reading, quoted.
         let quote: String = doc
             .select(&sel("blockquote"))

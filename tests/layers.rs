@@ -1,10 +1,10 @@
 //! The crate's layers, read from its source: which file imports which.
 //!
 //! `src/` is layered (spec in the README's "Layout"): the rules at the
-//! bottom; judgement (`src/judge/`) above them; the report model and its
-//! renderers (`src/reporter/`) above judgement; the two modes
-//! (`src/transcripts/`, `src/live/`), the dispute tools and the solver on
-//! top; the binaries above everything. This test reads every `crate::` and
+//! bottom; judgement (`src/judge/`) and the solver (`src/solve/`) above
+//! them; the report model and its renderers (`src/reporter/`) above
+//! judgement; the two modes (`src/transcripts/`, `src/live/`) and the
+//! dispute tools on top; the binaries above everything. This test reads every `crate::` and
 //! `super::` path in `src/`, resolves it to the file that defines it
 //! (through the re-exports of each `mod.rs`), and fails on an import that
 //! goes up a layer or across from one mode to the other, and on any circle
@@ -60,15 +60,9 @@ fn layer(module: &str) -> (u8, &'static str) {
         "reporter" => (2, "report model"),
         "transcripts" => (3, "transcript mode"),
         "live" => (3, "live mode"),
-        "dispute" | "solve" => (3, top_name(top)),
+        "dispute" => (3, "dispute tools"),
+        "solve" => (1, "solver"),
         _ => (0, "rules"),
-    }
-}
-
-fn top_name(top: &str) -> &'static str {
-    match top {
-        "dispute" => "dispute tools",
-        _ => "solver",
     }
 }
 

@@ -1,7 +1,8 @@
 //! `kpe`: look at Kpé positions, play moves and count move trees with the
 //! reference rules.
 //!
-//! Exit codes: 0 success, 1 a move in `kpe play` was illegal, 2 bad arguments.
+//! Exit codes: 0 success, 1 a move in `kpe play` was illegal, 2 bad arguments,
+//! 3 a solved table is missing, unreadable or refused.
 
 use std::io;
 use std::process::ExitCode;
@@ -39,7 +40,10 @@ Exit codes:
   1  a move in `kpe play` was illegal (the trace stops there and names the
      ply, the move, the reason code and the rule)
   2  bad arguments (the message names the argument and, for a position, the
-     column), or output that cannot be written";
+     column), or output that cannot be written
+  3  a solved table (kpe solve, kpe value, kpe engine --perfect) is missing,
+     cannot be read or written, or is refused (the message names the file
+     and the header field or checksum that does not match)";
 
 /// The reference rules of the mancala game Kpé (spec/RULES.md).
 #[derive(Parser)]
@@ -119,6 +123,58 @@ enum Command {
         #[arg(long, value_name = "VERSION",
               value_parser = clap::value_parser!(u32).range(i64::from(kpe::protocol::OLDEST_PROTOCOL)..=i64::from(kpe::protocol::PROTOCOL_VERSION)))]
         protocol: Option<u32>,
+        /// Also answer `best` requests with a move of perfect play from the
+        /// table under DIR (built by `kpe solve`; spec/SOLVE.md).
+        #[arg(long)]
+        perfect: bool,
+        /// Where the tables are, for --perfect.
+        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        dir: std::path::PathBuf,
+    },
+    /// Solve every position after the opening lock by retrograde analysis:
+    /// the margin best play forces, layer by layer up to STONES stones on
+    /// the board, written to DIR/<class>/layer-NN.kpet (spec/SOLVE.md). An
+    /// interrupted solve resumes after its last finished layer.
+    Solve {
+        /// Rules profile (any but end-on-repetition; profiles that differ
+        /// only in strict-lock share a table).
+        #[arg(long, value_name = "PROFILE", default_value = "default",
+              value_parser = completed::profile(), hide_possible_values = true)]
+        rules: Profile,
+        /// Solve the positions with up to this many stones on the board.
+        #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u8).range(0..=48))]
+        stones: u8,
+        /// Where the table goes.
+        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        dir: std::path::PathBuf,
+        /// Threads [default: the number of cores].
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        jobs: Option<u32>,
+    },
+    /// The margin best play forces from a position, its best moves and a
+    /// line of best play: from the table when it covers the position, else
+    /// by a search down to it (spec/SOLVE.md).
+    Value {
+        /// A position in kpe notation, or `initial`.
+        #[arg(value_parser = parse_position)]
+        position: Position,
+        /// Rules profile.
+        #[arg(long, value_name = "PROFILE", default_value = "default",
+              value_parser = completed::profile(), hide_possible_values = true)]
+        rules: Profile,
+        /// Where the tables are.
+        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        dir: std::path::PathBuf,
+        /// Print the analysis as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Most seconds the search may take for a position the table does
+        /// not cover.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Deepest search, in plies.
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=200))]
+        depth: u32,
     },
     /// What turning alternative readings on would change, from the
     /// reference rules with no code change (spec/DISPUTE.md): the
@@ -166,6 +222,11 @@ enum Command {
         #[arg(long, default_value_t = kpe::dispute::Options::default().perft_depth,
               value_parser = clap::value_parser!(u32).range(1..=16))]
         perft_depth: u32,
+        /// Solve both readings' tables up to this many stones on the
+        /// board for "with best play" (spec/SOLVE.md).
+        #[arg(long, default_value_t = kpe::dispute::Options::default().solve_stones,
+              value_parser = clap::value_parser!(u8).range(0..=24))]
+        solve_stones: u8,
     },
     /// Check the conformance suite and print it: a summary, or with
     /// `--json` every scenario file and the perft tables as one JSON
@@ -238,13 +299,32 @@ fn main() -> ExitCode {
             announce,
             bug,
             protocol,
-        } => engine(kpe::live::ServeOptions {
+            perfect,
+            dir,
+        } => engine(
+            kpe::live::ServeOptions {
+                rules,
+                fault,
+                announce,
+                bug,
+                protocol,
+            },
+            perfect.then_some(dir.as_path()),
+        ),
+        Command::Solve {
             rules,
-            fault,
-            announce,
-            bug,
-            protocol,
-        }),
+            stones,
+            dir,
+            jobs,
+        } => solve(rules, stones, dir, jobs),
+        Command::Value {
+            position,
+            rules,
+            dir,
+            json,
+            seconds,
+            depth,
+        } => value(&position, rules, &dir, json, seconds, depth),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
         Command::Completions { shell } => {
             use clap::CommandFactory as _;
@@ -270,6 +350,7 @@ fn main() -> ExitCode {
             line_stones,
             examples,
             perft_depth,
+            solve_stones,
         } => {
             let options = kpe::dispute::Options {
                 seed,
@@ -280,6 +361,7 @@ fn main() -> ExitCode {
                 line_stones,
                 examples,
                 perft_depth,
+                solve_stones,
             };
             dispute(switches, &options, format, html.as_deref())
         }
@@ -502,13 +584,177 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `kpe engine`: serve the protocol until `quit` or the end of the input.
-fn engine(options: kpe::live::ServeOptions) -> ExitCode {
-    match kpe::live::serve(std::io::stdin().lock(), std::io::stdout().lock(), options) {
+/// `kpe engine`: serve the protocol until `quit` or the end of the input;
+/// with `perfect`, `best` requests are answered from the tables there.
+fn engine(options: kpe::live::ServeOptions, perfect: Option<&std::path::Path>) -> ExitCode {
+    let served = match perfect {
+        Some(dir) => kpe::live::serve_perfect(
+            std::io::stdin().lock(),
+            std::io::stdout().lock(),
+            options,
+            dir,
+        ),
+        None => kpe::live::serve(std::io::stdin().lock(), std::io::stdout().lock(), options),
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: kpe engine: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `kpe solve`: build a table, one layer file at a time, with progress.
+fn solve(rules: Profile, stones: u8, dir: std::path::PathBuf, jobs: Option<u32>) -> ExitCode {
+    let class = match kpe::solve::Class::of(rules) {
+        Ok(class) => class,
+        Err(e) => {
+            eprintln!("error: kpe solve: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(n) = jobs
+        && let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n as usize)
+            .build_global()
+    {
+        eprintln!("error: kpe solve: cannot start {n} threads: {e}");
+        return ExitCode::from(2);
+    }
+    let options = kpe::solve::SolveOptions {
+        class,
+        max_stones: stones,
+        dir,
+    };
+    let total: u64 = (0..=stones).step_by(2).map(kpe::solve::layer_size).sum();
+    let bar = indicatif::ProgressBar::new(2 * total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {percent}% layer {msg}, eta {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    out!(
+        "kpe solve: class {class} (covers {}), layers 0 to {} stones, in {}",
+        class.covers().map(|p| p.to_string()).join(" and "),
+        stones & !1,
+        kpe::solve::file::class_dir(&options.dir, class).display()
+    );
+    let mut done_states = 0u64;
+    let progress = |n: u64| bar.inc(n);
+    let result = kpe::solve::solve(&options, &progress, &mut |layer| {
+        done_states += layer.states;
+        bar.set_position(2 * done_states);
+        bar.set_message(format!("{}", layer.stones + 2));
+        let line = layer_line(layer);
+        bar.suspend(|| out!("{line}"));
+    });
+    bar.finish_and_clear();
+    match result {
+        Ok(layers) => {
+            let solved = layers.iter().filter(|l| l.solved.is_some()).count();
+            let elapsed = layers.last().map_or(0.0, |l| l.elapsed.as_secs_f64());
+            out!(
+                "done: {} layers ({solved} solved now, {} checked), {total} states, {elapsed:.1} s",
+                layers.len(),
+                layers.len() - solved
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: kpe solve: {e}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+/// One line of `kpe solve` per layer.
+fn layer_line(layer: &kpe::solve::LayerReport) -> String {
+    let head = format!("layer {:>2}: {:>11} states", layer.stones, layer.states);
+    let Some(s) = &layer.solved else {
+        return format!("{head}, finished before (header and checksum checked)");
+    };
+    let pct = |n: u64| 100.0 * n as f64 / s.states.max(1) as f64;
+    let eta = layer.eta().map_or_else(String::new, |eta| {
+        format!(", eta {:.0} s", eta.as_secs_f64())
+    });
+    format!(
+        "{head} in {:.2} s (forward {:.2} s, backward {:.2} s); won {:.1}% lost {:.1}% level {:.1}% endless {:.1}%; max depth {}{}; elapsed {:.1} s{eta}",
+        (s.forward + s.backward).as_secs_f64(),
+        s.forward.as_secs_f64(),
+        s.backward.as_secs_f64(),
+        pct(s.won),
+        pct(s.lost),
+        pct(s.level),
+        pct(s.endless),
+        s.max_depth,
+        if s.saturated > 0 {
+            format!(" ({} states past 254)", s.saturated)
+        } else {
+            String::new()
+        },
+        layer.elapsed.as_secs_f64()
+    )
+}
+
+/// `kpe value`: the forced margin, best moves and a best line.
+fn value(
+    position: &Position,
+    rules: Profile,
+    dir: &std::path::Path,
+    json: bool,
+    seconds: f64,
+    depth: u32,
+) -> ExitCode {
+    let class = match kpe::solve::Class::of(rules) {
+        Ok(class) => class,
+        Err(e) => {
+            eprintln!("error: kpe value: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Ok(time) = std::time::Duration::try_from_secs_f64(seconds) else {
+        eprintln!(
+            "error: kpe value: --seconds {seconds} is not a duration: expected seconds, 0 or more"
+        );
+        return ExitCode::from(2);
+    };
+    let table = kpe::solve::Table::open(dir, class);
+    if table.max_stones().is_none() {
+        eprintln!(
+            "error: kpe value: no table of {class} in {}: expected {} (build it with `kpe solve --rules {rules}`)",
+            dir.display(),
+            kpe::solve::file::layer_path(dir, class, 0).display()
+        );
+        return ExitCode::from(3);
+    }
+    let budget = kpe::solve::Budget {
+        max_depth: depth,
+        time,
+    };
+    match kpe::solve::analyse(&table, position, rules, budget) {
+        Ok(analysis) if json => match serde_json::to_string_pretty(&analysis) {
+            Ok(text) => {
+                out!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: cannot write the analysis as JSON: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Ok(analysis) => {
+            out!("{}", analysis.to_text().trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(kpe::solve::ValueError::Table(e)) => {
+            eprintln!("error: kpe value: {e}");
+            ExitCode::from(3)
+        }
+        Err(e) => {
+            eprintln!("error: kpe value: {e}");
+            ExitCode::from(2)
         }
     }
 }

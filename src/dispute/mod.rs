@@ -10,7 +10,10 @@
 //!    the readings answer differently, as ready-to-paste scenarios;
 //! 3. [`play`]: how much it matters in seeded random and greedy play, with
 //!    95% confidence intervals;
-//! 4. [`perft`]: the first depth where the perft counts part.
+//! 4. [`perft`]: the first depth where the perft counts part;
+//! 5. [`best`]: with best play, from both readings' solved tables
+//!    (spec/SOLVE.md): the fewest stones at which a position's value
+//!    differs, and where best play departs.
 //!
 //! ```
 //! use kpe::dispute::{Options, dispute};
@@ -21,6 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod best;
 mod model;
 mod options;
 pub mod page;
@@ -91,6 +95,7 @@ pub fn dispute(alternative: Profile, options: &Options) -> Result<Dispute, Dispu
         smallest: search::search(alternative, options),
         play: play::measure(alternative, options),
         perft: perft::compare(alternative, options.perft_depth),
+        best_play: best::compare(alternative, options),
     })
 }
 

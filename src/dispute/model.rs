@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::spec::Reading;
-use super::{perft, play, scenarios, search};
+use super::{best, perft, play, scenarios, search};
 use crate::profile::Profile;
 
 /// What turning the disputed switches on changes: the whole report of
@@ -33,4 +33,6 @@ pub struct Dispute {
     pub play: play::PlayPart,
     /// Part 4: perft from the initial position under both readings.
     pub perft: perft::PerftPart,
+    /// Part 5: with best play.
+    pub best_play: best::BestPart,
 }

@@ -21,6 +21,8 @@ pub struct Options {
     pub examples: usize,
     /// The deepest perft depth compared (part 4).
     pub perft_depth: u32,
+    /// The most stones on the board of the tables solved for part 5.
+    pub solve_stones: u8,
 }
 
 impl Default for Options {
@@ -34,6 +36,7 @@ impl Default for Options {
             line_stones: 4,
             examples: 3,
             perft_depth: 10,
+            solve_stones: 12,
         }
     }
 }

@@ -43,6 +43,7 @@ pub(super) fn render(d: &Dispute) -> String {
     );
     page.section("How much it matters in play", play(d));
     page.section("Counting every possible game (perft)", perft(d));
+    page.section("With best play", best_play(d));
     page.footer(&format!(
         "Made by `kpe dispute {alt} --seed {} --games {}` from kpe's reference rules (spec/RULES.md); \
          the JSON form (`--format json`) is described in spec/DISPUTE.md.",
@@ -398,5 +399,29 @@ fn perft(d: &Dispute) -> Markup {
         Some(depth) => format!("The counts first part after {depth} moves."),
         None => format!("The counts are equal up to {} moves.", p.max_depth),
     }));
+    out
+}
+
+/// Part 5: the summary, then each example with both readings' best moves.
+fn best_play(d: &Dispute) -> Markup {
+    let mut out = Markup::new();
+    out.push(html::paragraph(&super::text::best_summary(d)));
+    for e in &d.best_play.examples {
+        let line = |label: &str, v: &super::best::BestValue| {
+            let best: Vec<String> = v.best.iter().map(ToString::to_string).collect();
+            format!(
+                "{label}: South forces {:+}{}, best moves {}",
+                v.margin,
+                if v.endless { " (endless)" } else { "" },
+                best.join(" ")
+            )
+        };
+        out.push(html::paragraph(&format!(
+            "{}: {}; {}",
+            e.position,
+            line("default", &e.default),
+            line("alternative", &e.alternative)
+        )));
+    }
     out
 }

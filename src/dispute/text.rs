@@ -37,6 +37,7 @@ pub(super) fn render(d: &Dispute) -> String {
     smallest(&mut out, d);
     play(&mut out, d);
     perft(&mut out, d);
+    best_play(&mut out, d);
     out
 }
 
@@ -80,6 +81,7 @@ pub(super) fn summary(d: &Dispute) -> Vec<String> {
         }
         None => format!("perft: equal up to depth {}", d.perft.max_depth),
     });
+    lines.push(best_summary(d));
     lines
 }
 
@@ -354,4 +356,70 @@ fn perft(out: &mut String, d: &Dispute) {
             p.max_depth
         ),
     };
+}
+
+/// The summary line of part 5.
+pub(super) fn best_summary(d: &Dispute) -> String {
+    let b = &d.best_play;
+    if let Some(why) = &b.not_compared {
+        return format!("with best play: not compared ({why})");
+    }
+    if b.same_table {
+        return "with best play: the same after the opening lock (one table covers both readings)"
+            .to_owned();
+    }
+    match b.stones {
+        Some(n) => {
+            let layer = b.layers.iter().find(|l| l.stones == n);
+            format!(
+                "with best play: values first differ with {n} stones on the board ({} of {} positions)",
+                layer.map_or(0, |l| l.differing),
+                layer.map_or(0, |l| l.states)
+            )
+        }
+        None => format!(
+            "with best play: the same value for every position of up to {} stones",
+            b.max_stones
+        ),
+    }
+}
+
+fn best_play(out: &mut String, d: &Dispute) {
+    let b = &d.best_play;
+    let _ = writeln!(out, "\n== 5. With best play (spec/SOLVE.md)");
+    let _ = writeln!(out, "  {}", best_summary(d));
+    if b.not_compared.is_some() || b.same_table {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {:>6} {:>10} {:>10}",
+        "stones", "positions", "differing"
+    );
+    for l in &b.layers {
+        let _ = writeln!(
+            out,
+            "  {:>6} {:>10} {:>10}",
+            l.stones, l.states, l.differing
+        );
+    }
+    for (k, e) in b.examples.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "\nexample {}: {}\n{}",
+            k + 1,
+            e.position,
+            indent(&e.position.diagram())
+        );
+        for (label, v) in [("default", &e.default), ("alternative", &e.alternative)] {
+            let endless = if v.endless { " (endless)" } else { "" };
+            let _ = writeln!(
+                out,
+                "  {label}: South forces {:+}{endless}; best moves {}",
+                v.margin,
+                pits(&v.best)
+            );
+        }
+    }
+    let _ = writeln!(out, "  the initial position: {}", b.initial);
 }

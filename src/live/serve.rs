@@ -134,10 +134,35 @@ impl FromStr for Fault {
 /// # Errors
 ///
 /// An I/O error reading or writing the streams.
-pub fn serve(
+pub fn serve(input: impl BufRead, output: impl Write, options: ServeOptions) -> io::Result<()> {
+    serve_with(input, output, options, None)
+}
+
+/// [`serve`], also answering `best` requests with a move of perfect play
+/// from the tables under `dir` (`kpe engine --perfect`).
+///
+/// # Errors
+///
+/// An I/O error reading or writing the streams.
+pub fn serve_perfect(
+    input: impl BufRead,
+    output: impl Write,
+    options: ServeOptions,
+    dir: &std::path::Path,
+) -> io::Result<()> {
+    serve_with(
+        input,
+        output,
+        options,
+        Some(&crate::solve::Perfect::new(dir)),
+    )
+}
+
+fn serve_with(
     mut input: impl BufRead,
     mut output: impl Write,
     options: ServeOptions,
+    perfect: Option<&crate::solve::Perfect>,
 ) -> io::Result<()> {
     let mut agreed = Agreed {
         profile: options.rules.unwrap_or_default(),
@@ -171,7 +196,7 @@ pub fn serve(
             send(&mut output, &reply)?;
             continue;
         }
-        let Some(reply) = answer(request, &mut agreed, options) else {
+        let Some(reply) = answer(request, &mut agreed, options, perfect) else {
             return Ok(());
         };
         if options.fault == Some(Fault::ExtraLine) {
@@ -239,8 +264,14 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
 }
 
 /// The reply to one request under the profile and protocol a hello
-/// settled (`agreed`), or `None` for `quit`.
-fn answer(request: Request, agreed: &mut Agreed, options: ServeOptions) -> Option<Reply> {
+/// settled (`agreed`), or `None` for `quit`. With `perfect`, `best` is
+/// answered from the solved tables.
+fn answer(
+    request: Request,
+    agreed: &mut Agreed,
+    options: ServeOptions,
+    perfect: Option<&crate::solve::Perfect>,
+) -> Option<Reply> {
     let profile = &mut agreed.profile;
     let reply = match request {
         Request::Hello {
@@ -309,6 +340,17 @@ fn answer(request: Request, agreed: &mut Agreed, options: ServeOptions) -> Optio
                 perft(&position, depth, perft_profile(version, *profile))
             },
         },
+        Request::Best { position } => match perfect {
+            Some(perfect) => match perfect.best(&position, *profile) {
+                Ok((pit, margin)) => Reply::Best { pit, margin },
+                Err(message) => Reply::Error { message },
+            },
+            None => Reply::Error {
+                message:
+                    "this engine plays no moves of its own: start it with `kpe engine --perfect`"
+                        .to_owned(),
+            },
+        },
         Request::Quit {} => return None,
     };
     Some(reply)
@@ -354,7 +396,7 @@ fn peek_forever(
             }
         };
         for request in requests {
-            let Some(reply) = answer(request, agreed, options) else {
+            let Some(reply) = answer(request, agreed, options, None) else {
                 return Ok(());
             };
             send(output, &reply)?;

@@ -1,0 +1,115 @@
+//! Which profiles share a table: the readings that change play once both
+//! players' captures are unlocked.
+
+use std::fmt;
+
+use crate::profile::{Profile, Switch};
+
+/// The profiles that play alike once both locks are open, named by the one
+/// among them with `strict-lock` off.
+///
+/// Once both players have used all four pits, I2 (`strict-lock`, which
+/// moves of a locked player may capture) has nothing left to decide, so a
+/// profile and the same profile with `strict-lock` flipped share a table.
+/// I1, I3 and I4 change moves, captures or the end, so each of their eight
+/// combinations is a class of its own. I5 (`end-on-repetition`) makes a
+/// value depend on the game's history, not on the position: no table
+/// covers it (spec/SOLVE.md).
+///
+/// ```
+/// use kpe::solve::Class;
+/// let class = Class::of("strict-lock,skip-origin".parse()?)?;
+/// assert_eq!(class.to_string(), "skip-origin");
+/// assert_eq!(class.covers().map(|p| p.to_string()), ["skip-origin", "skip-origin,strict-lock"]);
+/// assert!(Class::of("end-on-repetition".parse()?).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Class(Profile);
+
+impl Class {
+    /// The default reading's class.
+    pub const DEFAULT: Class = Class(Profile::DEFAULT);
+
+    /// The class of `profile`.
+    ///
+    /// # Errors
+    ///
+    /// [`NotCovered`] when `profile` has `end-on-repetition` on.
+    pub fn of(profile: Profile) -> Result<Class, NotCovered> {
+        if profile.has(Switch::EndOnRepetition) {
+            return Err(NotCovered { profile });
+        }
+        Ok(Class(profile.set(Switch::StrictLock, false)))
+    }
+
+    /// The profile the table is built with: the class's profile with
+    /// `strict-lock` off.
+    #[must_use]
+    pub const fn profile(self) -> Profile {
+        self.0
+    }
+
+    /// The two profiles the class covers: without and with `strict-lock`.
+    #[must_use]
+    pub fn covers(self) -> [Profile; 2] {
+        [self.0, self.0.set(Switch::StrictLock, true)]
+    }
+
+    /// All eight classes, the default first.
+    pub fn all() -> impl Iterator<Item = Class> {
+        Profile::all()
+            .filter(|p| !p.has(Switch::StrictLock) && !p.has(Switch::EndOnRepetition))
+            .map(Class)
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A profile that no table covers: one with `end-on-repetition` on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotCovered {
+    /// The profile asked for.
+    pub profile: Profile,
+}
+
+impl fmt::Display for NotCovered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no table covers `{}`: under end-on-repetition (I5, END-3) a position's value depends on the game's history, not on the position alone (spec/SOLVE.md)",
+            self.profile
+        )
+    }
+}
+
+impl std::error::Error for NotCovered {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_without_repetition_is_covered_by_exactly_one_class() {
+        let classes: Vec<Class> = Class::all().collect();
+        assert_eq!(classes.len(), 8);
+        assert_eq!(classes[0], Class::DEFAULT);
+        for profile in Profile::all() {
+            let owners: Vec<&Class> = classes
+                .iter()
+                .filter(|c| c.covers().contains(&profile))
+                .collect();
+            if profile.has(Switch::EndOnRepetition) {
+                assert!(owners.is_empty(), "{profile}");
+                let e = Class::of(profile).unwrap_err();
+                assert!(e.to_string().contains("history"), "{e}");
+            } else {
+                assert_eq!(owners, [&Class::of(profile).unwrap()], "{profile}");
+            }
+        }
+    }
+}

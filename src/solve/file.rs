@@ -1,0 +1,408 @@
+//! Layer files: one solved layer with a header that says what it holds.
+//!
+//! A file is a short text header, a blank line, then the body: one
+//! little-endian `u16` for every state in rank order, its value and depth
+//! (`entry.rs`).
+//! The header names the format, the class and the profiles it covers, the
+//! layout, the stones, the number of states and the SHA-256 of the body;
+//! each is checked when the file is read, and a file that disagrees with
+//! what was asked for, or with itself, is refused with the file and the
+//! field named.
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::class::Class;
+use super::entry;
+use super::rank::layer_size;
+
+/// The first line of every layer file.
+pub const MAGIC: &str = "kpe-solve-table";
+/// The format version this kpe writes and reads.
+pub const FORMAT: u32 = 1;
+/// How the body is laid out.
+pub const LAYOUT: &str = "ranked-boards,south-to-move,u16le:margin/2+24|depth<<6";
+/// The longest header read, in bytes.
+const HEADER_MAX: usize = 4096;
+
+/// One layer as stored: each state's value byte and depth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerData {
+    /// Value bytes, one per state in rank order: the margin as a signed
+    /// byte, its lowest bit set for an endless 0.
+    pub values: Vec<u8>,
+    /// Depths, in the same order: plies to a capture or the end with best
+    /// play, 1023 for an endless 0.
+    pub depths: Vec<u16>,
+}
+
+/// Why a table, or one layer file of it, cannot be used.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TableError {
+    /// The layer file is not there.
+    Missing {
+        /// The file looked for.
+        path: PathBuf,
+        /// The layer: stones on the board.
+        stones: u8,
+    },
+    /// The file cannot be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        error: io::Error,
+    },
+    /// The file does not start as a layer file does.
+    NotATable {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A header field is not what was expected.
+    Header {
+        /// The file.
+        path: PathBuf,
+        /// The field.
+        field: &'static str,
+        /// What it should say.
+        expected: String,
+        /// What it says (`(missing)` when absent).
+        found: String,
+    },
+    /// The body is not as long as the header says.
+    Length {
+        /// The file.
+        path: PathBuf,
+        /// Bytes the header promises.
+        expected: u64,
+        /// Bytes there are.
+        found: u64,
+    },
+    /// The body's SHA-256 is not the header's.
+    Checksum {
+        /// The file.
+        path: PathBuf,
+        /// The header's checksum.
+        expected: String,
+        /// The body's.
+        found: String,
+    },
+    /// An entry that no solve writes (the checksum matched, so the file
+    /// was written wrong).
+    Entry {
+        /// The file.
+        path: PathBuf,
+        /// The state's rank.
+        rank: u64,
+        /// The entry.
+        word: u16,
+    },
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::Missing { path, stones } => write!(
+                f,
+                "{}: no such layer file: the table has no layer of {stones} stones (build it with `kpe solve`)",
+                path.display()
+            ),
+            TableError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            TableError::NotATable { path } => write!(
+                f,
+                "{}: not a kpe table layer: expected the first line `{MAGIC}`",
+                path.display()
+            ),
+            TableError::Header {
+                path,
+                field,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: header field `{field}` says `{found}`, expected `{expected}`",
+                path.display()
+            ),
+            TableError::Length {
+                path,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: the body holds {found} bytes, the header promises {expected} (truncated or padded file)",
+                path.display()
+            ),
+            TableError::Checksum {
+                path,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: checksum mismatch: the header says sha256 {expected}, the body's is {found} (corrupt file)",
+                path.display()
+            ),
+            TableError::Entry { path, rank, word } => write!(
+                f,
+                "{}: state {rank} holds {word:#06x}, which is no value (the file was written wrong)",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// The directory of `class`'s layer files under `dir`.
+#[must_use]
+pub fn class_dir(dir: &Path, class: Class) -> PathBuf {
+    dir.join(class.to_string())
+}
+
+/// The layer file of `stones` stones of `class` under `dir`.
+#[must_use]
+pub fn layer_path(dir: &Path, class: Class, stones: u8) -> PathBuf {
+    class_dir(dir, class).join(format!("layer-{stones:02}.kpet"))
+}
+
+fn header(class: Class, stones: u8, sha: &str) -> String {
+    let covers = class.covers().map(|p| p.to_string()).join(" ");
+    format!(
+        "{MAGIC}\nformat: {FORMAT}\nclass: {class}\ncovers: {covers}\nlayout: {LAYOUT}\nstones: {stones}\nstates: {}\nsha256: {sha}\n\n",
+        layer_size(stones)
+    )
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn body(data: &LayerData) -> Vec<u8> {
+    data.values
+        .iter()
+        .zip(&data.depths)
+        .flat_map(|(&v, &d)| entry::pack(v, d).to_le_bytes())
+        .collect()
+}
+
+/// Writes a layer file, all at once: to a `.partial` file first, renamed
+/// into place when complete, so an interrupted write leaves no layer file.
+///
+/// # Errors
+///
+/// [`TableError::Io`] when the directory or the file cannot be written.
+pub fn write(
+    dir: &Path,
+    class: Class,
+    stones: u8,
+    data: &LayerData,
+) -> Result<PathBuf, TableError> {
+    let path = layer_path(dir, class, stones);
+    let io = |error| TableError::Io {
+        path: path.clone(),
+        error,
+    };
+    fs::create_dir_all(class_dir(dir, class)).map_err(io)?;
+    let partial = path.with_extension("kpet.partial");
+    let body = body(data);
+    let sha = hex(&Sha256::digest(&body));
+    let mut file = io::BufWriter::new(fs::File::create(&partial).map_err(io)?);
+    file.write_all(header(class, stones, &sha).as_bytes())
+        .and_then(|()| file.write_all(&body))
+        .and_then(|()| file.flush())
+        .map_err(io)?;
+    file.get_ref().sync_all().map_err(io)?;
+    drop(file);
+    fs::rename(&partial, &path).map_err(io)?;
+    Ok(path)
+}
+
+/// Reads and checks the layer file of `stones` stones of `class`.
+///
+/// # Errors
+///
+/// [`TableError::Missing`] when there is no such file; the other kinds when
+/// it cannot be read, or its header, length, checksum or a value byte is
+/// wrong.
+pub fn read(dir: &Path, class: Class, stones: u8) -> Result<LayerData, TableError> {
+    let path = layer_path(dir, class, stones);
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(TableError::Missing { path, stones });
+        }
+        Err(error) => return Err(TableError::Io { path, error }),
+    };
+    parse(&path, &bytes, class, stones)
+}
+
+/// Checks a layer file's bytes against what was asked for.
+fn parse(path: &Path, bytes: &[u8], class: Class, stones: u8) -> Result<LayerData, TableError> {
+    let path = path.to_path_buf();
+    let head = &bytes[..bytes.len().min(HEADER_MAX)];
+    let Some(end) = head.windows(2).position(|w| w == b"\n\n") else {
+        return Err(TableError::NotATable { path });
+    };
+    let Ok(text) = std::str::from_utf8(&head[..end]) else {
+        return Err(TableError::NotATable { path });
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some(MAGIC) {
+        return Err(TableError::NotATable { path });
+    }
+    let fields: Vec<(&str, &str)> = lines.filter_map(|l| l.split_once(": ")).collect();
+    let field = |name: &str| fields.iter().find(|(k, _)| *k == name).map(|&(_, v)| v);
+    let states = layer_size(stones);
+    let want = [
+        ("format", FORMAT.to_string()),
+        ("class", class.to_string()),
+        ("layout", LAYOUT.to_owned()),
+        ("stones", stones.to_string()),
+        ("states", states.to_string()),
+    ];
+    for (name, expected) in want {
+        let found = field(name).unwrap_or("(missing)");
+        if found != expected {
+            return Err(TableError::Header {
+                path,
+                field: name,
+                expected,
+                found: found.to_owned(),
+            });
+        }
+    }
+    let body = &bytes[end + 2..];
+    let expected_len = 2 * states;
+    if body.len() as u64 != expected_len {
+        return Err(TableError::Length {
+            path,
+            expected: expected_len,
+            found: body.len() as u64,
+        });
+    }
+    let found = hex(&Sha256::digest(body));
+    let expected = field("sha256").unwrap_or("(missing)");
+    if found != expected {
+        return Err(TableError::Checksum {
+            path,
+            expected: expected.to_owned(),
+            found,
+        });
+    }
+    let n = states as usize;
+    let mut data = LayerData {
+        values: Vec::with_capacity(n),
+        depths: Vec::with_capacity(n),
+    };
+    for (rank, pair) in body.chunks_exact(2).enumerate() {
+        let word = u16::from_le_bytes([pair[0], pair[1]]);
+        let Some((value, depth)) = entry::unpack(word) else {
+            return Err(TableError::Entry {
+                path,
+                rank: rank as u64,
+                word,
+            });
+        };
+        data.values.push(value);
+        data.depths.push(depth);
+    }
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(stones: u8) -> LayerData {
+        let n = layer_size(stones) as usize;
+        LayerData {
+            values: (0..n)
+                .map(|i| entry::encode((i % 3) as i8 * 2, false))
+                .collect(),
+            depths: (0..n).map(|i| (i % 7) as u16).collect(),
+        }
+    }
+
+    #[test]
+    fn a_written_layer_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = sample(4);
+        let path = write(dir.path(), Class::DEFAULT, 4, &data).unwrap();
+        assert!(
+            path.ends_with("default/layer-04.kpet"),
+            "{}",
+            path.display()
+        );
+        assert_eq!(read(dir.path(), Class::DEFAULT, 4).unwrap(), data);
+        let text = fs::read(&path).unwrap();
+        assert!(text.starts_with(
+            b"kpe-solve-table\nformat: 1\nclass: default\ncovers: default strict-lock\n"
+        ));
+    }
+
+    #[test]
+    fn a_corrupt_truncated_or_foreign_layer_is_refused_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), Class::DEFAULT, 4, &sample(4)).unwrap();
+        let good = fs::read(&path).unwrap();
+        let refused = |bytes: &[u8], class: Class, stones: u8| {
+            fs::write(&path, bytes).unwrap();
+            read(dir.path(), class, stones).unwrap_err()
+        };
+        // One byte of the body changed.
+        let mut bad = good.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        let e = refused(&bad, Class::DEFAULT, 4);
+        assert!(matches!(e, TableError::Checksum { .. }), "{e}");
+        assert!(
+            e.to_string().contains("layer-04.kpet: checksum mismatch"),
+            "{e}"
+        );
+        // Truncated.
+        let e = refused(&good[..good.len() - 10], Class::DEFAULT, 4);
+        assert!(matches!(e, TableError::Length { .. }), "{e}");
+        // Another class's file under this class's name.
+        let other = Class::of("skip-origin".parse().unwrap()).unwrap();
+        let foreign = fs::read(write(dir.path(), other, 4, &sample(4)).unwrap()).unwrap();
+        let e = refused(&foreign, Class::DEFAULT, 4);
+        assert!(
+            e.to_string()
+                .contains("header field `class` says `skip-origin`, expected `default`"),
+            "{e}"
+        );
+        // Not a layer file at all.
+        let e = refused(b"hello\n\nworld", Class::DEFAULT, 4);
+        assert!(matches!(e, TableError::NotATable { .. }), "{e}");
+        // A layer of other stones renamed.
+        fs::remove_file(&path).unwrap();
+        let e = read(dir.path(), Class::DEFAULT, 4).unwrap_err();
+        assert!(matches!(e, TableError::Missing { stones: 4, .. }), "{e}");
+        let six = fs::read(write(dir.path(), Class::DEFAULT, 6, &sample(6)).unwrap()).unwrap();
+        let e = refused(&six, Class::DEFAULT, 4);
+        assert!(
+            e.to_string().contains("`stones` says `6`, expected `4`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_entry_no_solve_writes_is_refused_even_with_a_good_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), Class::DEFAULT, 2, &sample(2)).unwrap();
+        let path = layer_path(dir.path(), Class::DEFAULT, 2);
+        let mut bytes = fs::read(&path).unwrap();
+        let at = bytes.len() - 2 * 36 + 2 * 3;
+        bytes[at] = 60;
+        let sha = hex(&Sha256::digest(&bytes[bytes.len() - 72..]));
+        let text = String::from_utf8_lossy(&bytes[..bytes.len() - 72]).into_owned();
+        let start = text.find("sha256: ").unwrap() + 8;
+        bytes.splice(start..start + 64, sha.bytes());
+        fs::write(&path, &bytes).unwrap();
+        let e = read(dir.path(), Class::DEFAULT, 2).unwrap_err();
+        assert!(matches!(e, TableError::Entry { rank: 3, .. }), "{e}");
+    }
+}

@@ -1,0 +1,54 @@
+//! Kpé solved: the margin best play forces from every position after the
+//! opening lock, by retrograde analysis (spec/SOLVE.md).
+//!
+//! Once both players' captures are unlocked, what follows depends only on
+//! the board and the player to move, and a capture only lowers the stones
+//! on the board. So the states are solved layer by layer, fewest stones
+//! first ([`solve`]), each layer from the ones below, and stored one byte of
+//! value and one of depth per state in a file per layer ([`file`]). A
+//! [`Table`] looks positions up; [`analyse`] gives the value, the best moves
+//! and a line of best play, searching down to the table for positions it
+//! does not cover.
+//!
+//! ```
+//! use kpe::solve::{Budget, Class, Table, analyse};
+//! use kpe::{Position, Profile};
+//!
+//! // The chase: one stone each, four pits apart. Neither player can ever
+//! // capture, so best play goes round for ever and is worth 0 (endless).
+//! let table = Table::in_memory(Class::DEFAULT, 4);
+//! let chase: Position = "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse()?;
+//! let value = analyse(&table, &chase, Profile::DEFAULT, Budget::default())?;
+//! assert_eq!((value.margin, value.endless), (Some(0), true));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod analysis;
+mod build;
+mod class;
+mod entry;
+pub mod file;
+mod layer;
+mod moves;
+mod perfect;
+mod rank;
+mod table;
+
+pub use analysis::{
+    Analysis, BestLine, Budget, LineEnd, MAX_LINE, ValueError, ValueSource, analyse, choose,
+};
+pub use build::{LayerReport, SolveOptions, default_dir, solve};
+pub use class::{Class, NotCovered};
+pub use file::TableError;
+pub use layer::LayerStats;
+pub use perfect::{Perfect, SEARCH_TIME};
+pub use rank::{layer_size, next, rank, turn, unrank};
+pub use table::{Entry, MoveValue, Table};
+
+/// Serialises a value by its `Display`.
+fn serialize_display<T: std::fmt::Display, S: serde::Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}

@@ -1,0 +1,555 @@
+//! The solver against a plain minimax written apart from it.
+//!
+//! The minimax knows nothing of the solver: it lists positions with kpe's
+//! own notation types, plays moves with the reference `legal_moves` and
+//! `play`, and finds values by iterating the minimax rule over all
+//! positions at once from "nothing decided" until nothing changes (value
+//! iteration), where the solver grows won and lost sets backward from
+//! captures. After `k` rounds an iteration holds the value of the game cut
+//! off after `k` plies, the rest scoring 0; on a finite graph that is the
+//! value of the game once `k` passes the longest forced line, and a round
+//! that changes nothing can never be followed by one that does, so the
+//! first fixed point is the value.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use kpe::solve::{Class, Table};
+use kpe::{Player, Position, Profile, Setup, legal_moves, play};
+use rustc_hash::FxHashMap;
+
+/// Every board with an even number of stones, at most `max`, in 8 pits.
+fn boards(max: u32) -> Vec<Vec<u32>> {
+    fn fill(pit: usize, left: u32, board: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if pit == 7 {
+            board.push(left);
+            out.push(board.clone());
+            board.pop();
+            return;
+        }
+        for here in 0..=left {
+            board.push(here);
+            fill(pit + 1, left - here, board, out);
+            board.pop();
+        }
+    }
+    let mut out = Vec::new();
+    for stones in (0..=max).step_by(2) {
+        fill(0, stones, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Both positions of a board after the lock (South and North to move).
+fn positions(max: u32) -> Vec<Position> {
+    let mut out = Vec::new();
+    for pits in boards(max) {
+        let off = 48 - pits.iter().sum::<u32>();
+        for to_move in Player::BOTH {
+            let setup = Setup {
+                pits: pits.clone(),
+                captured: [off, 0],
+                to_move,
+                used: [[true; 4]; 2],
+            };
+            out.push(Position::from_setup(&setup).expect("a valid position"));
+        }
+    }
+    out
+}
+
+/// A position's key for what follows: the pits and the mover (captured
+/// stones do not change the play).
+fn key(p: &Position) -> ([u8; 8], Player) {
+    (p.pits(), p.to_move())
+}
+
+/// The game graph the minimax works on: for each position, its sweep
+/// margin if the game is over, else its moves as (stones captured, index of
+/// the position after).
+#[derive(PartialEq, Eq, Debug)]
+struct Graph {
+    keys: Vec<([u8; 8], Player)>,
+    stones: Vec<u8>,
+    over: Vec<Option<i8>>,
+    first: Vec<usize>,
+    moves: Vec<(i8, usize)>,
+}
+
+impl Graph {
+    fn new(max: u32, profile: Profile) -> Graph {
+        let all = positions(max);
+        let index: FxHashMap<_, usize> = all.iter().enumerate().map(|(i, p)| (key(p), i)).collect();
+        let mut graph = Graph {
+            keys: all.iter().map(key).collect(),
+            stones: all.iter().map(Position::board_stones).collect(),
+            over: Vec::new(),
+            first: vec![0],
+            moves: Vec::new(),
+        };
+        for p in &all {
+            let legal = legal_moves(p, profile);
+            let mover = p.row_stones(p.to_move()) as i8;
+            let theirs = p.row_stones(p.to_move().opponent()) as i8;
+            graph.over.push(legal.is_empty().then_some(mover - theirs));
+            for pit in legal {
+                let (after, report) = play(p, pit, profile).expect("legal");
+                graph
+                    .moves
+                    .push((report.captured() as i8, index[&key(&after)]));
+            }
+            graph.first.push(graph.moves.len());
+        }
+        graph
+    }
+
+    /// The positions with a move that captures nothing to each position.
+    fn quiet_predecessors(&self) -> Vec<Vec<usize>> {
+        let mut preds = vec![Vec::new(); self.keys.len()];
+        for i in 0..self.keys.len() {
+            for &(c, j) in &self.moves[self.first[i]..self.first[i + 1]] {
+                if c == 0 {
+                    preds[j].push(i);
+                }
+            }
+        }
+        preds
+    }
+
+    /// Value iteration over the positions `layer` (one stone count), the
+    /// values of the positions below already in `v`, `ways` values per
+    /// position: each round sets every value to the best move, `out(c, j)`
+    /// for a move leaving the layer and minus the other player's value
+    /// `other(w)` of the position reached for one staying, until a round
+    /// changes nothing. A round recomputes only the values with a move to a
+    /// value the round before changed: the others would come out the same.
+    fn iterate(
+        &self,
+        layer: &[usize],
+        preds: &[Vec<usize>],
+        v: &mut [i8],
+        ways: usize,
+        other: fn(usize) -> usize,
+        out: &dyn Fn(i8, usize) -> i8,
+    ) {
+        let mut todo: Vec<(usize, usize)> = layer
+            .iter()
+            .flat_map(|&i| (0..ways).map(move |w| (i, w)))
+            .collect();
+        let mut queued = vec![false; v.len()];
+        while !todo.is_empty() {
+            let mut changed = Vec::new();
+            for &(i, w) in &todo {
+                queued[ways * i + w] = false;
+                let value = match self.over[i] {
+                    Some(sweep) => sweep,
+                    None => {
+                        let mut best = i8::MIN;
+                        for &(c, j) in &self.moves[self.first[i]..self.first[i + 1]] {
+                            let m = if c > 0 {
+                                out(c, j)
+                            } else {
+                                -v[ways * j + other(w)]
+                            };
+                            best = best.max(m);
+                        }
+                        best
+                    }
+                };
+                if value != v[ways * i + w] {
+                    changed.push((i, w, value));
+                }
+            }
+            todo.clear();
+            for &(j, w, value) in &changed {
+                v[ways * j + w] = value;
+                for &i in &preds[j] {
+                    let slot = ways * i + other(w);
+                    if !queued[slot] {
+                        queued[slot] = true;
+                        todo.push((i, other(w)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What the minimax finds for each position of `graph`: the mover's margin
+/// and whether it is an endless 0.
+fn minimax(graph: &Graph) -> FxHashMap<([u8; 8], Player), (i8, bool)> {
+    let n = graph.keys.len();
+    let max = graph.stones.iter().copied().max().unwrap_or(0);
+    // The values, never-ending play scoring 0: round 0 is the game cut off
+    // at once, every position still playing worth 0.
+    let mut value: Vec<i8> = graph.over.iter().map(|o| o.unwrap_or(0)).collect();
+    // Whether each player can hold 0 with play that leaves the stone count
+    // (a capture or the end): `hold[2i]` is position i's value when never
+    // leaving scores -1 for its mover, `hold[2i + 1]` when it scores +1
+    // (-1 for the opponent). Cut off at once, those are -1 and +1.
+    let mut hold: Vec<i8> = (0..2 * n)
+        .map(|k| graph.over[k / 2].unwrap_or(if k % 2 == 0 { -1 } else { 1 }))
+        .collect();
+    let preds = graph.quiet_predecessors();
+    for stones in (0..=max).step_by(2) {
+        let layer: Vec<usize> = (0..n).filter(|&i| graph.stones[i] == stones).collect();
+        let below = value.clone();
+        graph.iterate(&layer, &preds, &mut value, 1, |_| 0, &|c, j| c - below[j]);
+        let known = value.clone();
+        graph.iterate(&layer, &preds, &mut hold, 2, |w| 1 - w, &|c, j| {
+            c - known[j]
+        });
+    }
+    (0..n)
+        .map(|i| {
+            let holds = hold[2 * i] >= 0 && hold[2 * i + 1] <= 0;
+            (graph.keys[i], (value[i], value[i] == 0 && !holds))
+        })
+        .collect()
+}
+
+/// Checks every position of up to `max` stones under both profiles of
+/// `class` against the table.
+fn cross_check(class: Class, max: u32) {
+    let table = Table::in_memory(class, max as u8);
+    let [plain, strict] = class.covers();
+    let graph = Graph::new(max, plain);
+    // Under the other profile of the class the game graph, the minimax's
+    // whole input, is the same: so are its values.
+    assert!(
+        Graph::new(max, strict) == graph,
+        "{strict} plays unlike {plain}"
+    );
+    let want = minimax(&graph);
+    let mut checked = 0;
+    for p in positions(max) {
+        let entry = table.entry(&p).expect("covered");
+        let (margin, endless) = want[&key(&p)];
+        assert_eq!(
+            (entry.margin, entry.endless),
+            (margin, endless),
+            "{p} under {plain}: table against minimax"
+        );
+        checked += 1;
+    }
+    // Both sides to move of every board of 0, 2, .., 12 stones.
+    let boards: usize = [1, 36, 330, 1716, 6435, 19_448, 50_388][..=max as usize / 2]
+        .iter()
+        .sum();
+    assert_eq!(checked, 2 * boards);
+}
+
+macro_rules! cross_checks {
+    ($($name:ident: $class:literal,)*) => {$(
+        #[test]
+        fn $name() {
+            cross_check(Class::of($class.parse().unwrap()).unwrap(), 12);
+        }
+    )*};
+}
+
+cross_checks! {
+    up_to_12_stones_the_table_is_the_minimax_under_default: "default",
+    up_to_12_stones_the_table_is_the_minimax_under_skip_origin: "skip-origin",
+    up_to_12_stones_the_table_is_the_minimax_under_feed_after_capture: "feed-after-capture",
+    up_to_12_stones_the_table_is_the_minimax_under_skip_origin_feed_after_capture: "skip-origin,feed-after-capture",
+    up_to_12_stones_the_table_is_the_minimax_under_end_when_unfeedable: "end-when-unfeedable",
+    up_to_12_stones_the_table_is_the_minimax_under_skip_origin_end_when_unfeedable: "skip-origin,end-when-unfeedable",
+    up_to_12_stones_the_table_is_the_minimax_under_feed_after_capture_end_when_unfeedable: "feed-after-capture,end-when-unfeedable",
+    up_to_12_stones_the_table_is_the_minimax_under_all_three: "skip-origin,feed-after-capture,end-when-unfeedable",
+}
+
+#[test]
+fn moves_that_keep_the_value_and_lower_the_depth_make_progress() {
+    // The winner can always keep the value and go deeper into the won set
+    // (or leave the layer); the loser cannot keep the value and stay away:
+    // so choosing by depth ends the layer, where the value alone may not.
+    let table = Table::in_memory(Class::DEFAULT, 10);
+    let mut checked = 0;
+    for p in positions(10)
+        .into_iter()
+        .filter(|p| p.to_move() == Player::South)
+    {
+        let here = table.entry(&p).unwrap();
+        let moves: Vec<(u8, kpe::solve::Entry, bool)> = legal_moves(&p, Profile::DEFAULT)
+            .into_iter()
+            .map(|pit| {
+                let (after, report) = play(&p, pit, Profile::DEFAULT).unwrap();
+                let child = table.entry(&after).unwrap();
+                let keeps = report.captured() as i8 - child.margin == here.margin;
+                (report.captured(), child, keeps)
+            })
+            .collect();
+        let onward = |&(c, child, keeps): &(u8, kpe::solve::Entry, bool)| {
+            keeps && (c > 0 || child.depth < here.depth)
+        };
+        if here.margin > 0 {
+            assert!(
+                moves.is_empty() || moves.iter().any(onward),
+                "{p}: no way forward"
+            );
+            checked += 1;
+        } else if here.margin < 0 {
+            let stays = |m: &&(u8, kpe::solve::Entry, bool)| m.2 && m.0 == 0;
+            assert!(
+                moves.iter().filter(stays).all(onward),
+                "{p}: the loser holds out"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
+fn kpe() -> Command {
+    Command::cargo_bin("kpe").expect("the kpe binary is built")
+}
+
+/// Builds the default table up to `stones` under `dir` with `kpe solve`.
+fn solve_into(dir: &Path, stones: u8) -> String {
+    let out = kpe()
+        .args(["solve", "--stones", &stones.to_string(), "--dir"])
+        .arg(dir)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn kpe_solve_writes_a_layer_file_for_each_even_stone_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = solve_into(dir.path(), 8);
+    assert!(
+        out.starts_with(
+            "kpe solve: class default (covers default and strict-lock), layers 0 to 8 stones"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("layer  8:        6435 states in "), "{out}");
+    assert!(
+        out.contains("done: 5 layers (5 solved now, 0 checked), 8518 states"),
+        "{out}"
+    );
+    for stones in [0, 2, 4, 6, 8] {
+        let path = dir.path().join(format!("default/layer-{stones:02}.kpet"));
+        let text = std::fs::read(&path).unwrap();
+        assert!(text.starts_with(b"kpe-solve-table\nformat: 1\nclass: default\n"));
+    }
+    assert!(!dir.path().join("default/layer-10.kpet").exists());
+}
+
+#[test]
+fn an_interrupted_solve_resumes_after_its_last_layer_to_the_same_bytes() {
+    let whole = tempfile::tempdir().unwrap();
+    solve_into(whole.path(), 10);
+    // Stopped after layer 6, in the middle of layer 8: a partial file left.
+    let resumed = tempfile::tempdir().unwrap();
+    solve_into(resumed.path(), 6);
+    let partial = resumed.path().join("default/layer-08.kpet.partial");
+    std::fs::write(&partial, b"half a layer").unwrap();
+    let out = solve_into(resumed.path(), 10);
+    assert!(
+        out.contains("layer  6:        1716 states, finished before (header and checksum checked)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("done: 6 layers (2 solved now, 4 checked)"),
+        "{out}"
+    );
+    assert!(!partial.exists());
+    for stones in [0, 2, 4, 6, 8, 10] {
+        let name = format!("default/layer-{stones:02}.kpet");
+        let a = std::fs::read(whole.path().join(&name)).unwrap();
+        let b = std::fs::read(resumed.path().join(&name)).unwrap();
+        assert!(a == b, "{name} differs after resuming");
+    }
+}
+
+#[test]
+fn a_corrupt_layer_is_refused_by_solve_and_value_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    let path = dir.path().join("default/layer-04.kpet");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    kpe()
+        .args(["solve", "--stones", "6", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains(
+            "layer-04.kpet: checksum mismatch",
+        ));
+    kpe()
+        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains(
+            "layer-04.kpet: checksum mismatch",
+        ));
+    // A table of another class under this class's name.
+    let other = tempfile::tempdir().unwrap();
+    kpe()
+        .args(["solve", "--stones", "4", "--rules", "skip-origin", "--dir"])
+        .arg(other.path())
+        .assert()
+        .success();
+    std::fs::copy(other.path().join("skip-origin/layer-04.kpet"), &path).unwrap();
+    kpe()
+        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains(
+            "header field `class` says `skip-origin`, expected `default`",
+        ));
+}
+
+#[test]
+fn kpe_value_without_a_table_or_for_repetition_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    kpe()
+        .args(["value", "1,0,0,0/1,0,0,0 S 22/24 1234/1234", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("no table of default in"))
+        .stderr(predicates::str::contains("kpe solve"));
+    kpe()
+        .args(["value", "initial", "--rules", "end-on-repetition", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("depends on the game's history"));
+}
+
+/// A small deterministic generator for sampling positions.
+fn sample(seed: &mut u64, n: usize) -> usize {
+    *seed = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    (*seed >> 33) as usize % n
+}
+
+#[test]
+fn kpe_value_agrees_with_the_minimax_on_sampled_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 8);
+    let want = minimax(&Graph::new(8, Profile::DEFAULT));
+    let all = positions(8);
+    let mut seed = 7;
+    for _ in 0..12 {
+        let p = all[sample(&mut seed, all.len())];
+        let out = kpe()
+            .args(["value", &p.to_string(), "--json", "--dir"])
+            .arg(dir.path())
+            .assert()
+            .success();
+        let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let (margin, endless) = want[&key(&p)];
+        assert_eq!(json["margin"], serde_json::json!(margin), "{p}");
+        assert_eq!(json["endless"], serde_json::json!(endless), "{p}");
+        assert_eq!(json["source"]["kind"], "table", "{p}");
+        // The best moves are the moves worth the margin.
+        let best: Vec<String> = json["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["margin"] == serde_json::json!(margin))
+            .map(|m| m["move"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(json["best"], serde_json::json!(best), "{p}");
+    }
+}
+
+#[test]
+fn kpe_value_prints_the_margin_the_best_moves_and_a_line_of_best_play() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    // South takes N1's 2 (S4 lands there) and the game is over at once.
+    kpe()
+        .args(["value", "0,0,0,1/1,0,0,0 S 24/22 1234/1234", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "value: +2 for South, the player to move",
+        ))
+        .stdout(predicates::str::contains(
+            "with best play: South 26 - North 22: South wins",
+        ))
+        .stdout(predicates::str::contains("best moves: S4"))
+        .stdout(predicates::str::contains(
+            "best line (1 plies): S4\n  game over: South 26 - North 22",
+        ))
+        .stdout(predicates::str::contains("source: the table"));
+    // The chase: endless.
+    kpe()
+        .args(["value", "1,0,0,0/1,0,0,0 N 22/24 1234/1234", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "value: 0 for North, the player to move (endless",
+        ))
+        .stdout(predicates::str::contains(
+            "the game never ends: South has captured 22, North 24",
+        ));
+}
+
+#[test]
+fn before_the_lock_kpe_value_searches_down_to_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    // North has one unused pit (N4, 6 stones) and must feed South with it.
+    let out = kpe()
+        .args([
+            "value",
+            "0,0,0,0/0,0,0,6 N 42/0 1234/123-",
+            "--json",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["source"]["kind"], "search", "{json}");
+    assert_eq!(json["source"]["exact"], true, "{json}");
+    // One ply down North is unlocked and the table has the rest.
+    assert_eq!(json["source"]["depth"], 1, "{json}");
+    let after: kpe::Position = "1,1,1,1/1,1,0,0 S 42/0 1234/1234".parse().unwrap();
+    let table = Table::in_memory(Class::DEFAULT, 6);
+    let margin = -table.entry(&after).unwrap().margin;
+    assert_eq!(json["margin"], serde_json::json!(margin), "{json}");
+    assert_eq!(json["best"], serde_json::json!(["N4"]), "{json}");
+}
+
+#[test]
+fn kpe_engine_perfect_answers_a_best_request_with_a_table_move() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    let p = "0,0,2,1/1,0,0,2 S 20/22 1234/1234";
+    let input = format!(
+        "{{\"type\":\"hello\",\"protocol\":1,\"profile\":\"default\"}}\n{{\"type\":\"best\",\"position\":\"{p}\"}}\n{{\"type\":\"quit\"}}\n"
+    );
+    let out = kpe()
+        .args(["engine", "--perfect", "--dir"])
+        .arg(dir.path())
+        .write_stdin(input.clone())
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let reply = text.lines().nth(1).unwrap();
+    // S4 captures 2 and keeps +4; S3 captures 2 too but gives 2 back.
+    assert_eq!(reply, r#"{"type":"best","move":"S4","margin":4}"#);
+    // Without --perfect the reference engine plays no moves of its own.
+    let out = kpe().arg("engine").write_stdin(input).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.lines().nth(1).unwrap().contains(r#""type":"error""#),
+        "{text}"
+    );
+}
