@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 use kpe::reporter::{
-    CheckError, Detail, FileKind, HtmlSink, HumanSink, JsonSink, JunitSink, Pattern, Policy,
-    PolicySink, RunVerdict, Shard, Sink, Summary, Tee,
+    BadgeSink, CheckError, Detail, ExpectFailWriter, FileKind, HtmlSink, HumanSink, JsonSink,
+    JunitSink, Pattern, Policy, PolicySink, RunVerdict, Shard, Sink, Summary, Tee,
 };
 
 #[path = "common/completed.rs"]
@@ -74,7 +74,8 @@ struct Cli {
     #[command(flatten)]
     out: OutputArgs,
     /// Print the ids of the units the run would check, one a line, and
-    /// exit without starting the engine.
+    /// exit without starting the engine (for a transcript: its games, which
+    /// are read through to find them).
     #[arg(long, help_heading = SELECT)]
     list: bool,
     /// Check only the units whose id matches this glob (`cap-*`,
@@ -99,7 +100,9 @@ struct Cli {
     fail_fast: bool,
     /// Check only the K-th of N shares of the units (1-based), for the
     /// runners of a CI matrix; combine the JSON reports with `kpe-check
-    /// merge`.
+    /// merge`. Engine manifests only: sharding saves engine time, and a
+    /// transcript has none to save (it is read in one pass, --jobs games at
+    /// once); split a large transcript into files instead.
     #[arg(long, value_name = "K/N", help_heading = SELECT)]
     shard: Option<Shard>,
     /// How much to do at once: engine processes (live mode) or games of a
@@ -148,6 +151,14 @@ struct OutputArgs {
     /// Also write the report as one self-contained HTML page to this file.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     html: Option<PathBuf>,
+    /// Write this run's divergences to FILE in the format --expect-fail
+    /// reads, so that the next run can take them as known.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    write_expect_fail: Option<PathBuf>,
+    /// Write a badge of the verdict: a shields.io endpoint JSON to FILE and
+    /// an SVG beside it, FILE with the extension `.svg`.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    badge: Option<PathBuf>,
     /// Colour in the human report: auto (on a terminal, unless NO_COLOR is
     /// set), always or never.
     #[arg(long, value_enum, default_value_t = Color::Auto, help_heading = OUTPUT)]
@@ -193,7 +204,6 @@ impl Cli {
             ("--shard", self.shard.is_some()),
             ("--profiles", self.profiles.is_some()),
             ("--start", !self.start.is_empty()),
-            ("--list", self.list),
         ]
         .into_iter()
         .filter_map(|(flag, given)| given.then_some(flag))
@@ -286,6 +296,8 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     let mut json = JsonSink::new(io::stdout().lock());
     let mut junit = args.junit.clone().map(JunitSink::new);
     let mut html = args.html.clone().map(HtmlSink::new);
+    let mut known = args.write_expect_fail.clone().map(ExpectFailWriter::new);
+    let mut badge = args.badge.clone().map(BadgeSink::new);
     let mut sinks: Vec<&mut dyn Sink> = Vec::new();
     match args.format {
         Format::Human => sinks.push(&mut human),
@@ -296,6 +308,12 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     }
     if let Some(h) = html.as_mut() {
         sinks.push(h);
+    }
+    if let Some(k) = known.as_mut() {
+        sinks.push(k);
+    }
+    if let Some(b) = badge.as_mut() {
+        sinks.push(b);
     }
     run(&mut Tee(sinks))
 }
@@ -331,6 +349,22 @@ fn run(cli: Cli) -> ExitCode {
         Cli::command().print_help().ok();
         return ExitCode::from(2);
     };
+    for side in [&cli.out.write_expect_fail, &cli.out.badge]
+        .into_iter()
+        .flatten()
+    {
+        if let Err(e) = kpe::reporter::check_writable(side) {
+            return fail(&e.to_string());
+        }
+    }
+    if let Some(badge) = &cli.out.badge
+        && badge.extension().is_some_and(|e| e == "svg")
+    {
+        return fail(&format!(
+            "--badge {}: name the JSON file (the SVG goes beside it, as FILE.svg), not the SVG",
+            badge.display()
+        ));
+    }
     let policy = match cli.policy() {
         Ok(policy) => policy,
         Err(e) => return fail(&e.to_string()),
@@ -379,6 +413,9 @@ fn run(cli: Cli) -> ExitCode {
                         ),
                     )
                     .exit();
+            }
+            if cli.list {
+                return list_games(&path, &file, &policy, cli.jobs);
             }
             with_sinks(&cli.out, |sink| {
                 let mut policed = PolicySink::new(sink, &policy);
@@ -444,6 +481,57 @@ fn list(file: &std::path::Path, options: &kpe::live::LiveOptions) -> ExitCode {
             dir.display()
         )),
         Err(kpe::live::LiveError::Output(e)) => fail(&e.to_string()),
+    }
+}
+
+/// `--list` for a transcript: the ids of the games the run would check,
+/// in file order. The games are read (and checked, unseen) to find them.
+fn list_games(
+    path: &std::path::Path,
+    file: &std::path::Path,
+    policy: &Policy,
+    jobs: Option<u32>,
+) -> ExitCode {
+    let mut ids = IdSink::default();
+    let mut policed = PolicySink::new(&mut ids, policy);
+    let mut options = kpe::transcripts::Options::default().named(file.display().to_string());
+    if let Some(jobs) = jobs {
+        options.jobs = jobs as usize;
+    }
+    if let Err(e) = kpe::transcripts::check_transcript_file_with(path, &options, &mut policed) {
+        return fail(&e.to_string());
+    }
+    let mut out = io::stdout().lock();
+    for id in &ids.0 {
+        if writeln!(out, "{id}").is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    if ids.0.is_empty() {
+        eprintln!("kpe-check: no unit is selected");
+        return ExitCode::from(RunVerdict::NothingChecked.exit_code());
+    }
+    ExitCode::SUCCESS
+}
+
+/// The ids of the units that reach it (behind a [`PolicySink`], those the
+/// selection keeps).
+#[derive(Default)]
+struct IdSink(Vec<String>);
+
+impl kpe::reporter::Sink for IdSink {
+    fn begin(&mut self, _run: &kpe::reporter::Run) -> io::Result<()> {
+        Ok(())
+    }
+    fn unit(&mut self, unit: &kpe::reporter::UnitResult) -> io::Result<()> {
+        self.0.push(unit.id.clone());
+        Ok(())
+    }
+    fn finish(&mut self, _summary: &Summary) -> io::Result<()> {
+        Ok(())
+    }
+    fn fail(&mut self, _error: &kpe::reporter::InputError) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -2,7 +2,9 @@
 //!
 //! Both modes write [`UnitResult`]s to a [`Sink`]: [`HumanSink`] (the
 //! default report, coloured on a terminal), [`JsonSink`] (`--format json`),
-//! [`JunitSink`] (`--junit FILE`) and [`HtmlSink`] (`--html FILE`). The
+//! [`JunitSink`] (`--junit FILE`) and [`HtmlSink`] (`--html FILE`), and the
+//! side files [`ExpectFailWriter`] (`--write-expect-fail FILE`) and
+//! [`BadgeSink`] (`--badge FILE`). The
 //! model ([`JsonReport`], [`Summary`], [`Certificate`]) is one value; the
 //! renderers only read it, and [`merge_files`] reads it back from the JSON
 //! reports of shards. [`Policy`] is what a run selects and expects, and
@@ -17,6 +19,7 @@ mod policy;
 mod render;
 mod render_html;
 mod report;
+mod side;
 
 pub use input::{CheckError, FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTES};
 pub(crate) use input::{Guarded, guarded};
@@ -35,3 +38,4 @@ pub use report::{
     JsonReport, KPE_CHECK_VERSION, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, RunKind,
     RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
 };
+pub use side::{Badge, BadgeSink, ExpectFailWriter, check_writable, write_atomically};

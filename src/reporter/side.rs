@@ -1,0 +1,394 @@
+//! Side files a run can leave for the next one or for a README: the
+//! known-failures file (`--write-expect-fail FILE`) and a badge
+//! (`--badge FILE`: a shields.io endpoint JSON and an SVG beside it).
+//!
+//! Both are [`Sink`]s that keep only what they need while the units go by
+//! and write their files once, when the run is over, through a temporary
+//! file renamed into place, so that a run that dies leaves the old file
+//! whole.
+
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use super::{InputError, Run, Sink, Summary, UnitResult, Verdict};
+use crate::profile::Profile;
+
+/// Writes `bytes` to `path` through a temporary file beside it, renamed
+/// into place.
+///
+/// # Errors
+///
+/// When the folder cannot be written, naming the path.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let named = |e: io::Error| {
+        // The OS's own words, without tempfile's name of its scratch file.
+        io::Error::new(e.kind(), format!("{}: {}", path.display(), os_words(&e)))
+    };
+    let mut file = tempfile::NamedTempFile::new_in(folder_of(path)).map_err(named)?;
+    file.write_all(bytes).map_err(named)?;
+    file.as_file().sync_all().map_err(named)?;
+    file.persist(path).map_err(|e| named(e.error))?;
+    Ok(())
+}
+
+/// The operating system's words for `e`, without the name of tempfile's
+/// scratch file that it adds.
+fn os_words(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at path ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// The folder a file at `path` goes in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Whether a file can be written at `path`, found out before a run starts
+/// by creating (and removing) a scratch file beside it.
+///
+/// # Errors
+///
+/// Why not, naming the path.
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    if path.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            format!("{}: is a folder, not a file", path.display()),
+        ));
+    }
+    tempfile::NamedTempFile::new_in(folder_of(path))
+        .map(drop)
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("{}: cannot be written: {}", path.display(), os_words(&e)),
+            )
+        })
+}
+
+/// One line of a known-failures file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Known {
+    id: String,
+    rules: String,
+    profile: Option<Profile>,
+}
+
+/// `--write-expect-fail FILE`: every unit that diverged (or diverged as the
+/// `--expect-fail` file said) as a line of the format `--expect-fail`
+/// reads, `UNIT-ID RULE-ID[,RULE-ID...] [PROFILE]`, in report order.
+/// A unit whose id the format cannot hold (white space or `#` in it) is
+/// written as a comment saying so, never dropped silently.
+pub struct ExpectFailWriter {
+    path: PathBuf,
+    run: Option<(String, Option<u64>)>,
+    several: bool,
+    known: Vec<Known>,
+    unlisted: Vec<String>,
+    not_run: u64,
+}
+
+impl ExpectFailWriter {
+    /// A writer of the file at `path`, written when the run is over.
+    #[must_use]
+    pub fn new(path: PathBuf) -> ExpectFailWriter {
+        ExpectFailWriter {
+            path,
+            run: None,
+            several: false,
+            known: Vec::new(),
+            unlisted: Vec::new(),
+            not_run: 0,
+        }
+    }
+
+    /// The file's text.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut out = String::from(
+            "# Known divergences, written by kpe-check --write-expect-fail: pass this\n\
+             # file to --expect-fail so that they do not fail the run (spec/REPORT.md).\n",
+        );
+        match &self.run {
+            Some((source, Some(seed))) => out.push_str(&format!(
+                "# Run: {source}, seed {seed} (pass --seed {seed} so that the random games are the same)\n"
+            )),
+            Some((source, None)) => out.push_str(&format!("# Run: {source}\n")),
+            None => {}
+        }
+        if self.not_run > 0 {
+            out.push_str(&format!(
+                "# {} units were not run after a failure (a deeper perft, --max-failures, too\n\
+                 # many diverging games): a run with this file may find more; write it again then.\n",
+                self.not_run
+            ));
+        }
+        for k in &self.known {
+            out.push_str(&k.id);
+            out.push(' ');
+            out.push_str(&k.rules);
+            if let Some(p) = k.profile.filter(|_| self.several) {
+                out.push_str(&format!(" {p}"));
+            }
+            out.push('\n');
+        }
+        for id in &self.unlisted {
+            out.push_str(&format!(
+                "# not listed, its id holds white space or `#`: {id:?}\n"
+            ));
+        }
+        out
+    }
+}
+
+impl Sink for ExpectFailWriter {
+    fn begin(&mut self, run: &Run) -> io::Result<()> {
+        self.run = Some((run.source.clone(), run.certificate.seed));
+        Ok(())
+    }
+
+    fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
+        if unit.verdict == Verdict::Skipped
+            && unit
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("not run:"))
+        {
+            self.not_run += 1;
+        }
+        if !matches!(unit.verdict, Verdict::Diverges | Verdict::Expected) {
+            return Ok(());
+        }
+        if unit.id.is_empty() || unit.id.contains(|c: char| c.is_whitespace() || c == '#') {
+            self.unlisted.push(unit.id.clone());
+            return Ok(());
+        }
+        let rules = unit
+            .divergence
+            .as_ref()
+            .map(|d| d.rules.iter().collect::<Vec<_>>().join(","))
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "*".to_owned());
+        if let (Some(p), Some(first)) = (unit.profile, self.known.first())
+            && first.profile != Some(p)
+        {
+            self.several = true;
+        }
+        self.known.push(Known {
+            id: unit.id.clone(),
+            rules,
+            profile: unit.profile,
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self, _summary: &Summary) -> io::Result<()> {
+        write_atomically(&self.path, self.text().as_bytes())
+    }
+
+    fn fail(&mut self, _error: &InputError) -> io::Result<()> {
+        // Bad input says nothing of the engine: the old file stays.
+        Ok(())
+    }
+}
+
+/// What the badge says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Badge {
+    /// The left half: always `Kpé rules`.
+    pub label: String,
+    /// The right half: the verdict, and how many units.
+    pub message: String,
+    /// A shields.io colour name.
+    pub color: &'static str,
+}
+
+impl Badge {
+    /// The badge of a finished run.
+    #[must_use]
+    pub fn of(summary: &Summary) -> Badge {
+        use super::RunVerdict as V;
+        let units = |n: u64| if n == 1 { "unit" } else { "units" };
+        let checked = summary.units - summary.skipped;
+        let (message, color) = match summary.verdict() {
+            V::Conforms => (
+                format!("conforms ({checked} {})", units(checked)),
+                "brightgreen",
+            ),
+            V::Diverges => (
+                format!(
+                    "diverges ({} of {checked} {})",
+                    summary.diverging,
+                    units(checked)
+                ),
+                "red",
+            ),
+            V::Errored => (
+                format!(
+                    "errored ({} of {checked} {})",
+                    summary.errored,
+                    units(checked)
+                ),
+                "orange",
+            ),
+            V::NothingChecked => ("nothing checked".to_owned(), "lightgrey"),
+            V::BadInput => ("bad input".to_owned(), "lightgrey"),
+        };
+        Badge {
+            label: "Kpé rules".to_owned(),
+            message,
+            color,
+        }
+    }
+
+    /// The badge of a run that stopped on bad input.
+    #[must_use]
+    pub fn bad_input() -> Badge {
+        Badge {
+            label: "Kpé rules".to_owned(),
+            message: "bad input".to_owned(),
+            color: "lightgrey",
+        }
+    }
+
+    /// The shields.io endpoint JSON (<https://shields.io/badges/endpoint-badge>).
+    #[must_use]
+    pub fn endpoint_json(&self) -> String {
+        let value = serde_json::json!({
+            "schemaVersion": 1,
+            "label": self.label,
+            "message": self.message,
+            "color": self.color,
+        });
+        format!("{value:#}\n")
+    }
+
+    /// A flat SVG badge, drawn here so that no service is needed.
+    #[must_use]
+    pub fn svg(&self) -> String {
+        let hex = match self.color {
+            "brightgreen" => "#4c1",
+            "red" => "#e05d44",
+            "orange" => "#fe7d37",
+            _ => "#9f9f9f",
+        };
+        let left = text_width(&self.label) + 10;
+        let right = text_width(&self.message) + 10;
+        let width = left + right;
+        let label = html_escape::encode_text(&self.label);
+        let message = html_escape::encode_text(&self.message);
+        let (lx, rx) = (left * 5, left * 10 + right * 5);
+        format!(
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="20" role="img" aria-label="{label}: {message}">
+<title>{label}: {message}</title>
+<linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
+<clipPath id="r"><rect width="{width}" height="20" rx="3" fill="#fff"/></clipPath>
+<g clip-path="url(#r)"><rect width="{left}" height="20" fill="#555"/><rect x="{left}" width="{right}" height="20" fill="{hex}"/><rect width="{width}" height="20" fill="url(#s)"/></g>
+<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="110">
+<text x="{lx}" y="140" transform="scale(.1)" fill="#fff">{label}</text>
+<text x="{rx}" y="140" transform="scale(.1)" fill="#fff">{message}</text>
+</g>
+</svg>
+"##
+        )
+    }
+}
+
+/// The width of `text` in Verdana 11px, near enough for a badge: narrow,
+/// wide and ordinary characters.
+fn text_width(text: &str) -> u32 {
+    text.chars()
+        .map(|c| match c {
+            'i' | 'l' | 'j' | 'I' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' => 4,
+            'f' | 't' | 'r' | ' ' | '(' | ')' | '-' => 5,
+            'm' | 'w' | 'M' | 'W' => 11,
+            c if c.is_ascii_uppercase() || c.is_ascii_digit() => 8,
+            _ => 7,
+        })
+        .sum()
+}
+
+/// `--badge FILE`: the shields.io endpoint JSON to `FILE`, and the SVG
+/// to `FILE` with the extension `svg`, when the run is over (or stopped
+/// on bad input).
+pub struct BadgeSink {
+    path: PathBuf,
+}
+
+impl BadgeSink {
+    /// A badge written to `path` (JSON) and `path` with `.svg` (SVG).
+    #[must_use]
+    pub fn new(path: PathBuf) -> BadgeSink {
+        BadgeSink { path }
+    }
+
+    /// Where the SVG goes.
+    #[must_use]
+    pub fn svg_path(path: &Path) -> PathBuf {
+        path.with_extension("svg")
+    }
+
+    fn write(&self, badge: &Badge) -> io::Result<()> {
+        write_atomically(&self.path, badge.endpoint_json().as_bytes())?;
+        write_atomically(&Self::svg_path(&self.path), badge.svg().as_bytes())
+    }
+}
+
+impl Sink for BadgeSink {
+    fn begin(&mut self, _run: &Run) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn unit(&mut self, _unit: &UnitResult) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.write(&Badge::of(summary))
+    }
+
+    fn fail(&mut self, _error: &InputError) -> io::Result<()> {
+        self.write(&Badge::bad_input())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_svg_escapes_what_it_shows_and_widens_with_the_message() {
+        let mut badge = Badge::bad_input();
+        badge.message = "<&>".to_owned();
+        let svg = badge.svg();
+        assert!(svg.contains("&lt;&amp;&gt;"), "{svg}");
+        assert!(!svg.contains("<&>"));
+        let short = Badge::bad_input().svg();
+        let mut long = Badge::bad_input();
+        long.message = "a much longer message than that".to_owned();
+        let width = |s: &str| {
+            let at = s.find("width=\"").unwrap() + 7;
+            s[at..].split('"').next().unwrap().parse::<u32>().unwrap()
+        };
+        assert!(width(&long.svg()) > width(&short));
+    }
+
+    #[test]
+    fn the_atomic_write_replaces_and_names_an_unwritable_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        write_atomically(&path, b"one").unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let bad = dir.path().join("no-such-folder").join("f.txt");
+        let e = write_atomically(&bad, b"x").unwrap_err();
+        assert!(e.to_string().contains("no-such-folder"), "{e}");
+    }
+}
