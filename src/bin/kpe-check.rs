@@ -134,6 +134,13 @@ struct Cli {
     /// [default: the manifest's profiles, else its profile]
     #[arg(long, value_name = "LIST|all", help_heading = LIVE, value_parser = completed::profiles(), hide_possible_values = true)]
     profiles: Option<kpe::live::Profiles>,
+    /// Run a unit on which the engine errored (crashed, hung, broke the
+    /// protocol) up to N more times, with a fresh engine; one that then
+    /// passes is reported as flaky and does not fail the run. A divergence
+    /// is never run again.
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = LIVE,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(kpe::live::MAX_RETRIES)))]
+    retries: u32,
     /// Start the random games from this position (notation) instead of the
     /// initial one; repeatable, the games take them in turn.
     #[arg(long, value_name = "POSITION", help_heading = LIVE)]
@@ -204,6 +211,7 @@ impl Cli {
             ("--shard", self.shard.is_some()),
             ("--profiles", self.profiles.is_some()),
             ("--start", !self.start.is_empty()),
+            ("--retries", self.retries > 0),
         ]
         .into_iter()
         .filter_map(|(flag, given)| given.then_some(flag))
@@ -254,6 +262,7 @@ impl Cli {
             progress: !self.out.quiet,
             jobs: self.jobs.map(|j| j as usize),
             shard: self.shard,
+            retries: self.retries,
             profiles: self.profiles.clone(),
             starts: self.start.clone(),
             policy,

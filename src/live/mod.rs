@@ -40,7 +40,7 @@ pub use quick_reply::read_reply;
 pub use repro::{repetition_rules, reproduction, reproduction_in_game};
 pub use run::{
     ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
-    MAX_SHRINKS, check_engine, check_manifest_file, list_units,
+    MAX_RETRIES, MAX_SHRINKS, check_engine, check_manifest_file, list_units,
 };
 pub use scenarios::EngineSubject;
 pub use schedule::{MAX_STARTS, WorkerTime};

@@ -31,6 +31,9 @@ use crate::transcript::Engine as TranscriptEngine;
 /// one run (each costs up to [`super::shrink::SHRINK_BUDGET`] questions).
 pub const MAX_SHRINKS: usize = 8;
 
+/// The most `--retries` a run takes: a flake that needs more is not one.
+pub const MAX_RETRIES: u32 = 10;
+
 /// Probes asked per profile to tell the remaining readings apart.
 pub const MAX_PROBES: usize = 8;
 
@@ -53,6 +56,9 @@ pub struct LiveOptions {
     pub jobs: Option<usize>,
     /// Check only this share of the units (`--shard K/N`).
     pub shard: Option<Shard>,
+    /// Run a unit on which the engine errored again, up to this many more
+    /// times (`--retries N`); one that then passes is reported as flaky.
+    pub retries: u32,
     /// The profiles to check (`--profiles`), overriding the manifest's.
     pub profiles: Option<Profiles>,
     /// Random games start from these positions (`--start`), overriding the
@@ -434,6 +440,7 @@ pub fn check_engine(
         &plan,
         &Settings {
             jobs,
+            retries: options.retries,
             policy: &options.policy,
             engine: &make,
             tick: &|| progress.tick(),

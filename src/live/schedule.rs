@@ -53,6 +53,8 @@ pub struct Done {
 pub struct Settings<'a> {
     /// Worker threads, each with its own engine process.
     pub jobs: usize,
+    /// Runs of a unit on which the engine errored, after the first.
+    pub retries: u32,
     /// Selection and known divergences.
     pub policy: &'a Policy,
     /// A new engine session for a profile.
@@ -215,13 +217,36 @@ impl Worker<'_> {
             let planned = &plan[i];
             let done = match planned.unit.skip_reason().or(stop) {
                 Some(reason) => skipped(planned, reason),
-                None => self.run(planned, state),
+                None => self.run_retrying(planned, state),
             };
             (self.settings.tick)();
             state.lock().expect("no worker panics").results[i] = Some(done);
         }
         self.quit(state);
         state.lock().expect("no worker panics").time.busy += started.elapsed();
+    }
+
+    /// Runs `planned`, and again while the engine errors on it, up to
+    /// [`Settings::retries`] more times (never after a divergence, which
+    /// is the engine's answer, not a flake). The errors of the runs before
+    /// the one reported go in its `retried`.
+    fn run_retrying(&mut self, planned: &Planned, state: &Mutex<State>) -> Done {
+        let mut done = self.run(planned, state);
+        let mut retried = Vec::new();
+        while done.result.verdict == Verdict::Errored
+            && retried.len() < self.settings.retries as usize
+            && !(self.settings.interrupted)()
+        {
+            let again = self.run(planned, state);
+            if again.result.verdict == Verdict::Skipped {
+                // The worker gave up starting the engine: the error stands.
+                break;
+            }
+            retried.extend(done.result.error.take());
+            done = again;
+        }
+        done.result.retried = retried;
+        done
     }
 
     fn run(&mut self, planned: &Planned, state: &Mutex<State>) -> Done {

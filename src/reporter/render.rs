@@ -99,6 +99,8 @@ pub struct HumanSink<W> {
     detail: Detail,
     run: Option<Run>,
     collected: Collected,
+    /// Units that errored, then conformed on a retry, as listed.
+    flaky: Vec<String>,
     /// Units listed with `--verbose`: passes and skips, one line each.
     listed: Vec<String>,
 }
@@ -116,6 +118,7 @@ impl<W: Write> HumanSink<W> {
             detail,
             run: None,
             collected: Collected::default(),
+            flaky: Vec::new(),
             listed: Vec::new(),
         }
     }
@@ -440,6 +443,15 @@ impl<W: Write> Sink for HumanSink<W> {
 
     fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
         self.collected.add(unit);
+        if unit.verdict == Verdict::Conforms && !unit.retried.is_empty() {
+            let first = &unit.retried[0];
+            self.flaky.push(format!(
+                "{} (errored {}, first: {})",
+                unit.label(),
+                plural(unit.retried.len() as u64, "time"),
+                first.message
+            ));
+        }
         if self.detail == Detail::Verbose {
             match unit.verdict {
                 Verdict::Conforms => self.listed.push(format!(
@@ -524,6 +536,14 @@ impl<W: Write> Sink for HumanSink<W> {
                     ""
                 },
                 self.collected.fixed.join(", ")
+            )?;
+        }
+        if !self.flaky.is_empty() {
+            writeln!(
+                self.out,
+                "{WARN}flaky{WARN:#}: {} errored, then conformed when run again (--retries): {}",
+                plural(self.flaky.len() as u64, "unit"),
+                self.flaky.join("; ")
             )?;
         }
         if !self.collected.skips.is_empty() && self.detail != Detail::Verbose {
@@ -798,6 +818,8 @@ struct JunitCase {
     classname: String,
     time: f64,
     outcome: Option<(&'static str, String, String, String)>,
+    /// The errors of the earlier runs (`--retries`): message and code.
+    reruns: Vec<(String, String)>,
 }
 
 impl JunitSink {
@@ -936,28 +958,42 @@ impl JunitSink {
                 tag.push_attribute(("name", case.name.as_str()));
                 tag.push_attribute(("classname", case.classname.as_str()));
                 tag.push_attribute(("time", seconds(case.time).as_str()));
-                match &case.outcome {
-                    None => w.write_event(Event::Empty(tag)).map_err(io)?,
-                    Some((element, message, kind, text)) => {
-                        w.write_event(Event::Start(tag)).map_err(io)?;
-                        let mut e = BytesStart::new(*element);
-                        e.push_attribute(("message", message.as_str()));
-                        if !kind.is_empty() {
-                            e.push_attribute(("type", kind.as_str()));
-                        }
-                        if text.is_empty() {
-                            w.write_event(Event::Empty(e)).map_err(io)?;
-                        } else {
-                            w.write_event(Event::Start(e)).map_err(io)?;
-                            w.write_event(Event::Text(BytesText::new(text)))
-                                .map_err(io)?;
-                            w.write_event(Event::End(BytesEnd::new(*element)))
-                                .map_err(io)?;
-                        }
-                        w.write_event(Event::End(BytesEnd::new("testcase")))
+                if case.outcome.is_none() && case.reruns.is_empty() {
+                    w.write_event(Event::Empty(tag)).map_err(io)?;
+                    continue;
+                }
+                w.write_event(Event::Start(tag)).map_err(io)?;
+                if let Some((element, message, kind, text)) = &case.outcome {
+                    let mut e = BytesStart::new(*element);
+                    e.push_attribute(("message", message.as_str()));
+                    if !kind.is_empty() {
+                        e.push_attribute(("type", kind.as_str()));
+                    }
+                    if text.is_empty() {
+                        w.write_event(Event::Empty(e)).map_err(io)?;
+                    } else {
+                        w.write_event(Event::Start(e)).map_err(io)?;
+                        w.write_event(Event::Text(BytesText::new(text)))
+                            .map_err(io)?;
+                        w.write_event(Event::End(BytesEnd::new(*element)))
                             .map_err(io)?;
                     }
                 }
+                // Surefire's names for the earlier runs of a retried test:
+                // flaky when it passed in the end, reruns when it did not.
+                let rerun = if case.outcome.is_none() {
+                    "flakyError"
+                } else {
+                    "rerunError"
+                };
+                for (message, kind) in &case.reruns {
+                    let mut e = BytesStart::new(rerun);
+                    e.push_attribute(("message", message.as_str()));
+                    e.push_attribute(("type", kind.as_str()));
+                    w.write_event(Event::Empty(e)).map_err(io)?;
+                }
+                w.write_event(Event::End(BytesEnd::new("testcase")))
+                    .map_err(io)?;
             }
             if let Some(message) = input_error {
                 let mut tag = BytesStart::new("testcase");
@@ -1066,6 +1102,11 @@ impl Sink for JunitSink {
             classname,
             time: unit.time,
             outcome,
+            reruns: unit
+                .retried
+                .iter()
+                .map(|e| (e.message.clone(), e.code.clone()))
+                .collect(),
         };
         match self.suites.iter_mut().find(|s| s.name == suite_name) {
             Some(suite) => suite.cases.push(case),

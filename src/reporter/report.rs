@@ -282,6 +282,10 @@ pub struct UnitResult {
     /// What went wrong with the engine, when it errored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<EngineError>,
+    /// The engine errors of the earlier runs of this unit (`--retries N`),
+    /// oldest first: a unit that then conforms is *flaky*.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<EngineError>,
 }
 
 impl UnitResult {
@@ -304,6 +308,7 @@ impl UnitResult {
             reason: None,
             divergence: None,
             error: None,
+            retried: Vec::new(),
         }
     }
 
