@@ -185,6 +185,9 @@ pub struct EngineProcess {
     status: Option<ExitStatus>,
     /// The last line received had more output behind it, not yet taken.
     more: bool,
+    /// [`EngineProcess::unsolicited`] has just read the pipe and found
+    /// nothing: the next [`EngineProcess::send`] need not read it again.
+    checked: bool,
     /// The last line [`EngineProcess::recv`] gave had been read before the
     /// last request was sent: it cannot be the answer to it.
     early: bool,
@@ -265,6 +268,7 @@ impl EngineProcess {
             flooded,
             status: None,
             more: false,
+            checked: false,
             early: false,
         })
     }
@@ -287,7 +291,13 @@ impl EngineProcess {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
-        self.lines.before_send();
+        if std::mem::take(&mut self.checked) {
+            // `unsolicited` read the pipe just now: what it holds is all
+            // from before this request.
+            self.lines.mark_sent();
+        } else {
+            self.lines.before_send();
+        }
         match writer.write(bytes, timeout) {
             Ok(()) => Ok(()),
             Err(WriteError::Timeout) => Err(ProcessError::WriteTimeout { waited: timeout }),
@@ -347,7 +357,10 @@ impl EngineProcess {
         }
         match self.lines.next(Instant::now()) {
             Some(event) => self.event(event).map(Some),
-            None => Ok(None),
+            None => {
+                self.checked = true;
+                Ok(None)
+            }
         }
     }
 

@@ -140,6 +140,12 @@ mod direct {
         /// written before the request about to be sent.
         pub(in crate::live::process) fn before_send(&mut self) {
             while self.end.is_none() && self.buffer.len() <= MAX_LINE && self.fill() {}
+            self.mark_sent();
+        }
+
+        /// Notes that everything held now came before the request about to
+        /// be sent, without reading (the caller has just read the pipe).
+        pub(in crate::live::process) fn mark_sent(&mut self) {
             self.before = self.buffer.len();
         }
 
@@ -301,6 +307,11 @@ mod threaded {
         /// Notes when the request about to be sent is sent.
         pub(in crate::live::process) fn before_send(&mut self) {
             self.sent = Some(Instant::now());
+        }
+
+        /// The same, for a caller that has just looked for output.
+        pub(in crate::live::process) fn mark_sent(&mut self) {
+            self.before_send();
         }
 
         /// The next event, waiting for it until `deadline`: `None` if the
