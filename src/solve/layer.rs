@@ -191,8 +191,49 @@ pub(crate) fn solve(
 ) -> Solved {
     let n = usize::try_from(layer_size(stones)).expect("a layer fits in memory");
     let started = Instant::now();
-    // Forward: the best move out of the layer and the count of quiet moves.
-    let words: Vec<AtomicU64> = (0..n.div_ceil(CHUNK))
+    let words = moves_out(stones, n, profile, below, progress);
+    let forward = started.elapsed();
+    let started = Instant::now();
+    let mut max_round = 0u32;
+    for t in (0..=stones as i8).rev().step_by(2) {
+        let mut frontier = seeds(&words, t);
+        let mut round = 0;
+        while !frontier.is_empty() {
+            round += 1;
+            progress(frontier.len() as u64);
+            frontier = expand(&frontier, stones, profile, &words, mark(t, round), t);
+        }
+        max_round = max_round.max(round.saturating_sub(1));
+    }
+    let backward = started.elapsed();
+    let (values, depths) = entries(words);
+    let mut stats = LayerStats {
+        stones,
+        states: n as u64,
+        max_depth: max_round,
+        forward,
+        backward,
+        ..LayerStats::default()
+    };
+    count(&mut stats, &values, &depths);
+    Solved {
+        values,
+        depths,
+        stats,
+    }
+}
+
+/// The forward pass over the `n` states of the layer: for each, the best
+/// move out of the layer (a capture, valued from `below`, or the end) and
+/// the count of quiet moves.
+fn moves_out(
+    stones: u8,
+    n: usize,
+    profile: Profile,
+    below: &[Option<Vec<u8>>],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<AtomicU64> {
+    (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .flat_map_iter(|c| {
             let start = c * CHUNK;
@@ -224,77 +265,86 @@ pub(crate) fn solve(
             progress(len as u64);
             chunk
         })
-        .collect();
-    let forward = started.elapsed();
-    let started = Instant::now();
-    let mut max_round = 0u32;
-    for t in (0..=stones as i8).rev().step_by(2) {
-        // Seeds: a move out worth `t`, or nothing better than `-t` left.
-        let mut frontier: Vec<u32> = (0..n)
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .flat_map_iter(|i| {
-                let mut w = Word(words[i].load(Relaxed));
-                let won = w.win() == OUT && w.best() != NO_EXIT && w.best() >= t;
-                if won {
-                    w = w.with_win(mark(t, 0));
-                }
-                let lost = w.lose() == OUT && w.remaining() == 0 && w.exits_at_most(t);
-                if lost {
-                    w = w.with_lose(mark(t, 0));
-                }
-                if won || lost {
-                    words[i].store(w.0, Relaxed);
-                }
-                // Both only at t = 0, for an end or a move out worth 0.
-                let i = i as u32;
-                won.then_some(i)
-                    .into_iter()
-                    .chain(lost.then_some(i | LOSE_BIT))
-            })
-            .collect();
-        let mut round = 0;
-        while !frontier.is_empty() {
-            round += 1;
-            progress(frontier.len() as u64);
-            let joined_mark = mark(t, round);
-            frontier = frontier
-                .par_chunks(FRONTIER_CHUNK)
-                .flat_map_iter(|chunk| {
-                    let mut joined = Vec::new();
-                    for &entry in chunk {
-                        let lost = entry & LOSE_BIT != 0;
-                        let board = unrank(stones, u64::from(entry & !LOSE_BIT))
-                            .expect("frontier states are in the layer");
-                        predecessors(&board, profile, |before| {
-                            let j = rank(&before) as usize;
-                            let word = &words[j];
-                            if lost {
-                                // A move to a lost state wins.
-                                if join(word, Word::win, |w| Some(w.with_win(joined_mark))) {
-                                    joined.push(j as u32);
-                                }
-                                return;
-                            }
-                            let old = Word(word.fetch_sub(1 << Word::REMAINING, Relaxed));
-                            // Every quiet move now reaches `win(t)`: lost
-                            // unless a move out is worth more than `-t`.
-                            if old.remaining() == 1
-                                && join(word, Word::lose, |w| {
-                                    w.exits_at_most(t).then(|| w.with_lose(joined_mark))
-                                })
-                            {
-                                joined.push(j as u32 | LOSE_BIT);
-                            }
-                        });
+        .collect()
+}
+
+/// The seeds of threshold `t`, marked in `words`: states with a move out
+/// worth `t` (won), and states with no quiet move left and nothing better
+/// than `-t` out (lost, flagged with [`LOSE_BIT`]).
+fn seeds(words: &[AtomicU64], t: i8) -> Vec<u32> {
+    (0..words.len())
+        .into_par_iter()
+        .with_min_len(CHUNK)
+        .flat_map_iter(|i| {
+            let mut w = Word(words[i].load(Relaxed));
+            let won = w.win() == OUT && w.best() != NO_EXIT && w.best() >= t;
+            if won {
+                w = w.with_win(mark(t, 0));
+            }
+            let lost = w.lose() == OUT && w.remaining() == 0 && w.exits_at_most(t);
+            if lost {
+                w = w.with_lose(mark(t, 0));
+            }
+            if won || lost {
+                words[i].store(w.0, Relaxed);
+            }
+            // Both only at t = 0, for an end or a move out worth 0.
+            let i = i as u32;
+            won.then_some(i)
+                .into_iter()
+                .chain(lost.then_some(i | LOSE_BIT))
+        })
+        .collect()
+}
+
+/// One round of the backward pass at threshold `t`: the predecessors of
+/// `frontier` that it decides, marked `joined_mark`, as the next frontier.
+fn expand(
+    frontier: &[u32],
+    stones: u8,
+    profile: Profile,
+    words: &[AtomicU64],
+    joined_mark: u16,
+    t: i8,
+) -> Vec<u32> {
+    frontier
+        .par_chunks(FRONTIER_CHUNK)
+        .flat_map_iter(|chunk| {
+            let mut joined = Vec::new();
+            for &entry in chunk {
+                let lost = entry & LOSE_BIT != 0;
+                let board = unrank(stones, u64::from(entry & !LOSE_BIT))
+                    .expect("frontier states are in the layer");
+                predecessors(&board, profile, |before| {
+                    let j = rank(&before) as usize;
+                    let word = &words[j];
+                    if lost {
+                        // A move to a lost state wins.
+                        if join(word, Word::win, |w| Some(w.with_win(joined_mark))) {
+                            joined.push(j as u32);
+                        }
+                        return;
                     }
-                    joined
-                })
-                .collect();
-        }
-        max_round = max_round.max(round.saturating_sub(1));
-    }
-    let backward = started.elapsed();
+                    let old = Word(word.fetch_sub(1 << Word::REMAINING, Relaxed));
+                    // Every quiet move now reaches `win(t)`: lost
+                    // unless a move out is worth more than `-t`.
+                    if old.remaining() == 1
+                        && join(word, Word::lose, |w| {
+                            w.exits_at_most(t).then(|| w.with_lose(joined_mark))
+                        })
+                    {
+                        joined.push(j as u32 | LOSE_BIT);
+                    }
+                });
+            }
+            joined
+        })
+        .collect()
+}
+
+/// The value byte and depth of each state, from its marks.
+fn entries(words: Vec<AtomicU64>) -> (Vec<u8>, Vec<u16>) {
+    let n = words.len();
     let mut values = vec![0u8; n];
     let mut depths = vec![0u16; n];
     values
@@ -316,15 +366,12 @@ pub(crate) fn solve(
             *value = entry::encode(margin, endless);
             *depth = round.min(u32::from(entry::ENDLESS)) as u16;
         });
-    let mut stats = LayerStats {
-        stones,
-        states: n as u64,
-        max_depth: max_round,
-        forward,
-        backward,
-        ..LayerStats::default()
-    };
-    for (&v, &d) in values.iter().zip(&depths) {
+    (values, depths)
+}
+
+/// Counts the layer's won, lost, level, endless and depth-saturated states.
+fn count(stats: &mut LayerStats, values: &[u8], depths: &[u16]) {
+    for (&v, &d) in values.iter().zip(depths) {
         match (entry::margin(v).signum(), entry::endless(v)) {
             (1, _) => stats.won += 1,
             (-1, _) => stats.lost += 1,
@@ -334,10 +381,5 @@ pub(crate) fn solve(
         if d >= entry::DEPTH_MAX && !entry::endless(v) {
             stats.saturated += 1;
         }
-    }
-    Solved {
-        values,
-        depths,
-        stats,
     }
 }
