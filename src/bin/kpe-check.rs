@@ -105,7 +105,7 @@ struct Cli {
     /// How much to do at once: engine processes (live mode) or games of a
     /// transcript, one thread each; the report is the same whatever the
     /// number [default: the number of cores]
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(kpe::reporter::MAX_JOBS)))]
     jobs: Option<u32>,
     /// The seed of the random games; the report states the seed it used
     /// [default: the manifest's random.seed, else a fresh one] [env:
@@ -114,7 +114,7 @@ struct Cli {
     seed: Option<u64>,
     /// How many random games to play per profile [default: the manifest's
     /// random.games, else 100] [env: KPE_CHECK_GAMES]
-    #[arg(long, value_name = "N", help_heading = LIVE)]
+    #[arg(long, value_name = "N", help_heading = LIVE, value_parser = clap::value_parser!(u32).range(0..=i64::from(kpe::live::MAX_GAMES)))]
     games: Option<u32>,
     /// The deepest perft depth from the initial position, 0 for none
     /// [default: the manifest's perft.max_depth, else 6] [env:
@@ -306,22 +306,42 @@ fn main() -> ExitCode {
     if let Err(e) = kpe::live::interrupt::install() {
         return fail(&format!("cannot install the signal handlers: {e}"));
     }
+    let merging = matches!(cli.command, Some(Command::Merge { .. }));
     let code = run(cli);
     match kpe::live::interrupt::interrupted() {
         Some(signal) => {
-            let _ = writeln!(
-                io::stderr(),
-                "kpe-check: interrupted by {signal}: the report covers what was checked before it"
-            );
+            let what = if merging {
+                "the merge stopped and wrote no report"
+            } else {
+                "the report covers what was checked before it"
+            };
+            let _ = writeln!(io::stderr(), "kpe-check: interrupted by {signal}: {what}");
             ExitCode::from(signal.exit_code())
         }
         None => code,
     }
 }
 
+/// Refuses report files that would overwrite an input or each other, or
+/// that cannot be written, before the run starts.
+fn check_outputs(inputs: &[&std::path::Path], out: &OutputArgs) -> Result<(), ExitCode> {
+    let mut outputs = Vec::new();
+    if let Some(p) = &out.junit {
+        outputs.push(("--junit", p.as_path()));
+    }
+    if let Some(p) = &out.html {
+        outputs.push(("--html", p.as_path()));
+    }
+    kpe::reporter::check_outputs(inputs, &outputs).map_err(|e| fail(&e.to_string()))
+}
+
 fn run(cli: Cli) -> ExitCode {
     match &cli.command {
         Some(Command::Merge { reports, out }) => {
+            let inputs: Vec<&std::path::Path> = reports.iter().map(PathBuf::as_path).collect();
+            if let Err(code) = check_outputs(&inputs, out) {
+                return code;
+            }
             return with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)));
         }
         Some(Command::Completions { shell }) => return completions(*shell),
@@ -331,6 +351,11 @@ fn run(cli: Cli) -> ExitCode {
         Cli::command().print_help().ok();
         return ExitCode::from(2);
     };
+    let mut inputs = vec![file.as_path()];
+    inputs.extend(cli.expect_fail.as_deref());
+    if let Err(code) = check_outputs(&inputs, &cli.out) {
+        return code;
+    }
     let policy = match cli.policy() {
         Ok(policy) => policy,
         Err(e) => return fail(&e.to_string()),
@@ -452,6 +477,7 @@ fn exit(result: Result<Summary, CheckError>) -> ExitCode {
     match result {
         Ok(summary) => ExitCode::from(summary.verdict().exit_code()),
         Err(CheckError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
+        Err(CheckError::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
         Err(e) => fail(&e.to_string()),
     }
 }

@@ -22,63 +22,12 @@
 //!   [`Signal::exit_code`]. A second signal ends the process at once.
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::io;
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// A signal that interrupts a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
-    /// SIGHUP (the terminal went away).
-    Hup,
-    /// SIGINT (Ctrl-C).
-    Int,
-    /// SIGTERM.
-    Term,
-}
-
-impl Signal {
-    /// Its number on Linux and the BSDs.
-    #[must_use]
-    pub fn number(self) -> u8 {
-        match self {
-            Signal::Hup => 1,
-            Signal::Int => 2,
-            Signal::Term => 15,
-        }
-    }
-
-    /// The exit code of a run it interrupted: 128 + its number (129, 130,
-    /// 143), as shells report a process killed by it.
-    #[must_use]
-    pub fn exit_code(self) -> u8 {
-        128 + self.number()
-    }
-
-    fn from_number(n: u8) -> Option<Signal> {
-        match n {
-            1 => Some(Signal::Hup),
-            2 => Some(Signal::Int),
-            15 => Some(Signal::Term),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Signal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Signal::Hup => "SIGHUP",
-            Signal::Int => "SIGINT",
-            Signal::Term => "SIGTERM",
-        })
-    }
-}
-
-/// The signal that arrived, 0 for none.
-static INTERRUPTED: AtomicU8 = AtomicU8::new(0);
+pub use crate::reporter::{Signal, interrupted};
 
 /// Whether [`install`] made this process a child subreaper.
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
@@ -91,12 +40,6 @@ static ENGINES: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
 fn engines() -> MutexGuard<'static, BTreeSet<i32>> {
     ENGINES.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The signal that interrupted the run, if one did.
-#[must_use]
-pub fn interrupted() -> Option<Signal> {
-    Signal::from_number(INTERRUPTED.load(Ordering::SeqCst))
 }
 
 /// Makes this process a child subreaper (Linux) and handles SIGINT, SIGTERM
@@ -126,9 +69,7 @@ pub fn install() -> io::Result<()> {
             .spawn(move || {
                 for number in signals.forever() {
                     let number = u8::try_from(number).unwrap_or(15);
-                    let first = INTERRUPTED
-                        .compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst)
-                        .is_ok();
+                    let first = crate::reporter::record_signal(number);
                     kill_all();
                     if !first {
                         std::process::exit(i32::from(128 + number));

@@ -168,9 +168,18 @@ impl LiveOptions {
                 .map(Some)
                 .map_err(|_| format!("{name}={text}: expected a non-negative whole number"))
         }
+        let games = number(self.games, ENV_GAMES, &get)?;
+        if let Some(n) = games
+            && n > super::manifest::MAX_GAMES
+        {
+            return Err(format!(
+                "{n} random games (--games or {ENV_GAMES}) is more than one run plays: at most {}",
+                super::manifest::MAX_GAMES
+            ));
+        }
         Ok(LiveOptions {
             seed: number(self.seed, ENV_SEED, &get)?,
-            games: number(self.games, ENV_GAMES, &get)?,
+            games,
             perft_depth: number(self.perft_depth, ENV_PERFT_DEPTH, &get)?,
             suite: self.suite.or_else(|| get(ENV_SUITE).map(PathBuf::from)),
             ..self

@@ -987,7 +987,7 @@ impl JunitSink {
             .map_err(io)?;
         let mut bytes = w.into_inner();
         bytes.push(b'\n');
-        std::fs::write(&self.path, bytes)
+        super::output::write_atomically(&self.path, &bytes)
     }
 }
 

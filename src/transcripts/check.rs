@@ -142,7 +142,14 @@ impl Consumer for MainPass<'_> {
     fn game(&mut self, _: &MainMode, (unit, rules): (UnitResult, RuleSet)) -> Result<(), Abort> {
         self.summary.rules.extend(rules);
         self.summary.add(&unit);
-        self.sink.unit(&unit).map_err(Abort::Output)
+        self.sink.unit(&unit).map_err(Abort::Output)?;
+        // A signal stops the check between games: what was checked is
+        // reported, the rest of the file is not read.
+        if let Some(signal) = crate::reporter::interrupted() {
+            self.summary.interrupted = Some(signal.to_string());
+            return Err(Abort::Done);
+        }
+        Ok(())
     }
 }
 
@@ -176,7 +183,23 @@ pub(super) fn main_pass(
 /// When `reader` or the temporary file fails.
 pub fn spool(mut reader: impl Read) -> io::Result<tempfile::NamedTempFile> {
     let mut file = tempfile::NamedTempFile::new()?;
-    io::copy(&mut reader, file.as_file_mut())?;
+    let mut buf = vec![0; 1 << 16];
+    loop {
+        // A signal stops the copy (standard input may never end).
+        if let Some(signal) = crate::reporter::interrupted() {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                format!("interrupted by {signal} while copying it"),
+            ));
+        }
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        file.as_file_mut().write_all(&buf[..n])?;
+    }
     file.as_file_mut().flush()?;
     Ok(file)
 }
@@ -232,7 +255,12 @@ pub fn check_transcript_file_with(
 ) -> Result<Summary, CheckError> {
     let source = options.source(path);
     let (mut summary, profile) = main_pass(path, &source, options.jobs, sink)?;
-    if summary.diverging > 0 {
+    if summary.interrupted.is_none()
+        && let Some(signal) = crate::reporter::interrupted()
+    {
+        summary.interrupted = Some(signal.to_string());
+    }
+    if summary.diverging > 0 && summary.interrupted.is_none() {
         let mut file = TranscriptFile::with_options(path, options);
         match name_reading(profile, &mut file) {
             Ok(reading) => summary.reading = Some(reading),
