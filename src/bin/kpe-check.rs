@@ -363,7 +363,7 @@ fn run(cli: Cli) -> ExitCode {
     // `-`: standard input, copied to a temporary file, since a transcript
     // may need reading more than once (fields in any order, the reading).
     let stdin_copy = if file.as_os_str() == "-" {
-        match kpe::transcripts::spool(io::stdin().lock()) {
+        match kpe::transcripts::spool_stdin() {
             Ok(copy) => Some(copy),
             Err(e) => return fail(&format!("-: cannot read standard input: {e}")),
         }

@@ -12,7 +12,6 @@
 //! between units.
 
 use std::collections::{BTreeSet, HashSet};
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::input::CheckError;
@@ -81,12 +80,19 @@ pub fn read_report(path: &Path) -> Result<(String, JsonReport), CheckError> {
     let file = path.display().to_string();
     let bytes = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(MAX_REPORT + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| CheckError::Input(InputError::read(&file, e)))?;
-        if bytes.len() as u64 > MAX_REPORT {
+        let mut too_large = false;
+        let read = super::stop::read_heeding_signals(std::io::stdin(), |piece| {
+            if (bytes.len() + piece.len()) as u64 > MAX_REPORT {
+                too_large = true;
+                return Err(std::io::Error::other("more than the largest report"));
+            }
+            bytes.extend_from_slice(piece);
+            Ok(())
+        });
+        if let Some(signal) = super::stop::interrupted() {
+            return Err(CheckError::Interrupted(signal));
+        }
+        if too_large {
             return Err(bad(
                 &file,
                 ".",
@@ -95,6 +101,7 @@ pub fn read_report(path: &Path) -> Result<(String, JsonReport), CheckError> {
                 ),
             ));
         }
+        read.map_err(|e| CheckError::Input(InputError::read(&file, e)))?;
         bytes
     } else {
         read_limited(path, MAX_REPORT).map_err(|e| match e {

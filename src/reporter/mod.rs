@@ -45,4 +45,4 @@ pub use report::{
     JsonReport, KPE_CHECK_VERSION, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, RunKind,
     RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
 };
-pub use stop::{Signal, interrupted, record_signal};
+pub use stop::{Signal, interrupted, read_heeding_signals, record_signal};

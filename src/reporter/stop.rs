@@ -74,3 +74,55 @@ pub fn record_signal(number: u8) -> bool {
         .compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst)
         .is_ok()
 }
+
+/// How long a wait for input lasts before the signal flag is looked at
+/// again.
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Reads `reader` (standard input, a pipe that may stay open and silent)
+/// to its end on a thread of its own, handing each piece to `piece` on
+/// this one, and stops at once when a signal arrives: a blocked read cannot
+/// be interrupted, so it is left to the thread, which ends with the
+/// process.
+///
+/// # Errors
+///
+/// What `reader` or `piece` fails with; [`std::io::ErrorKind::Interrupted`]
+/// naming the signal when one arrived.
+pub fn read_heeding_signals(
+    mut reader: impl std::io::Read + Send + 'static,
+    mut piece: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::sync::mpsc;
+    let (send, receive) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
+    std::thread::Builder::new()
+        .name("kpe-input".to_owned())
+        .spawn(move || {
+            let mut buf = vec![0; 1 << 16];
+            loop {
+                let sent = match reader.read(&mut buf) {
+                    Ok(0) => return,
+                    Ok(n) => send.send(Ok(buf[..n].to_vec())),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => send.send(Err(e)),
+                };
+                if sent.is_err() {
+                    return;
+                }
+            }
+        })?;
+    loop {
+        if let Some(signal) = interrupted() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                format!("interrupted by {signal}"),
+            ));
+        }
+        match receive.recv_timeout(POLL) {
+            Ok(Ok(bytes)) => piece(&bytes)?,
+            Ok(Err(e)) => return Err(e),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+        }
+    }
+}

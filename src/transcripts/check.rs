@@ -183,23 +183,22 @@ pub(super) fn main_pass(
 /// When `reader` or the temporary file fails.
 pub fn spool(mut reader: impl Read) -> io::Result<tempfile::NamedTempFile> {
     let mut file = tempfile::NamedTempFile::new()?;
-    let mut buf = vec![0; 1 << 16];
-    loop {
-        // A signal stops the copy (standard input may never end).
-        if let Some(signal) = crate::reporter::interrupted() {
-            return Err(io::Error::new(
-                io::ErrorKind::Interrupted,
-                format!("interrupted by {signal} while copying it"),
-            ));
-        }
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        file.as_file_mut().write_all(&buf[..n])?;
-    }
+    io::copy(&mut reader, file.as_file_mut())?;
+    file.as_file_mut().flush()?;
+    Ok(file)
+}
+
+/// [`spool`] of standard input, which may stay open and silent: a signal
+/// stops the copy at once ([`crate::reporter::read_heeding_signals`]).
+///
+/// # Errors
+///
+/// When standard input or the temporary file fails, or a signal arrived
+/// ([`io::ErrorKind::Interrupted`]).
+pub fn spool_stdin() -> io::Result<tempfile::NamedTempFile> {
+    let mut file = tempfile::NamedTempFile::new()?;
+    let out = file.as_file_mut();
+    crate::reporter::read_heeding_signals(io::stdin(), |piece| out.write_all(piece))?;
     file.as_file_mut().flush()?;
     Ok(file)
 }
