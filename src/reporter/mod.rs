@@ -37,7 +37,7 @@ pub use policy::{
 };
 pub use render::{
     Detail, HumanSink, JUNIT_VERSION, JsonSink, JunitSink, Sink, Tee, junit_classname,
-    parse_json_report,
+    parse_json_report, xml_safe,
 };
 pub use render_html::HtmlSink;
 pub use report::{
