@@ -210,7 +210,8 @@ impl Timeouts {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomPlan {
-    /// How many games (default 100; 0 for none; at most [`MAX_GAMES`]).
+    /// How many games (default 100; 0 for none; at most 100000, the
+    /// limit `MAX_GAMES`).
     #[schemars(range(max = 100_000_u32))]
     #[serde(deserialize_with = "games_count")]
     pub games: u32,
