@@ -25,6 +25,7 @@ mod scenarios;
 mod schedule;
 mod serve;
 mod shrink;
+mod spool;
 pub mod units;
 
 pub use bugs::{Bug, Session as BugSession};

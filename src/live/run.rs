@@ -439,6 +439,7 @@ pub fn check_engine(
     let jobs = options
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let spool = super::spool::FactSpool::new();
     let ran = schedule::run(
         &plan,
         &Settings {
@@ -447,6 +448,7 @@ pub fn check_engine(
             engine: &make,
             tick: &|| progress.tick(),
             interrupted: &interrupted,
+            spool: &spool,
         },
     );
     progress.finish();
@@ -459,7 +461,7 @@ pub fn check_engine(
     if !interrupted() {
         shrink_examples(&mut done, &mut spares);
     }
-    let rows = name_readings(&mut done, &mut spares, options, seed, &roots);
+    let rows = name_readings(&mut done, &mut spares, options, seed, &roots, &spool);
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
     let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
     if let Some(signal) = super::interrupt::interrupted() {
@@ -591,6 +593,7 @@ fn name_readings(
     options: &LiveOptions,
     seed: u64,
     roots: &[Position],
+    spool: &super::spool::FactSpool,
 ) -> Vec<Row> {
     let interrupted = || super::interrupt::interrupted().is_some();
     let mut rows = Vec::new();
@@ -603,7 +606,7 @@ fn name_readings(
         if (diverged || options.shard.is_some()) && !interrupted() {
             let mut probes = 0;
             loop {
-                explanations = explain(done, index, profile);
+                explanations = explain(done, index, profile, spool);
                 let r = crate::judge::reading_from(profile, &explanations);
                 let candidates: Vec<Profile> = r.conforms_under.clone();
                 if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
@@ -621,7 +624,7 @@ fn name_readings(
                 if !answered {
                     reading = Some(crate::judge::reading_from(
                         profile,
-                        &explain(done, index, profile),
+                        &explain(done, index, profile, spool),
                     ));
                     break;
                 }
@@ -657,6 +660,7 @@ fn run_probe(
         found,
         rules,
         facts,
+        spooled: None,
         profile_index: index,
     });
     answered
@@ -741,20 +745,39 @@ fn rechecked(claimed: Profile) -> Vec<Profile> {
 /// Under each re-checked profile, the units of profile `index` whose
 /// answers it leaves unexplained, by the rules that decide them.
 #[must_use]
-fn explain(done: &[Done], index: usize, claimed: Profile) -> Vec<Explanation> {
+fn explain(
+    done: &[Done],
+    index: usize,
+    claimed: Profile,
+    spool: &super::spool::FactSpool,
+) -> Vec<Explanation> {
     let units: Vec<&Done> = done.iter().filter(|d| d.profile_index == index).collect();
-    rechecked(claimed)
+    let profiles = rechecked(claimed);
+    // Each unit's answers are read back once, and judged under every
+    // re-checked profile at once: one unit's answers in memory at a time.
+    let mut broken_by: Vec<Vec<RuleSet>> = vec![Vec::with_capacity(units.len()); profiles.len()];
+    for d in &units {
+        let spooled = d
+            .spooled
+            .map(|at| spool.load(at).unwrap_or_default())
+            .unwrap_or_default();
+        for (k, &profile) in profiles.iter().enumerate() {
+            let mut broken = RuleSet::new();
+            for (question, answer) in spooled.iter().chain(&d.facts) {
+                if let Some(m) = crate::judge::compare(question, answer, profile) {
+                    m.rules.iter().for_each(|r| broken.insert(r));
+                }
+            }
+            broken_by[k].push(broken);
+        }
+    }
+    profiles
         .into_iter()
-        .map(|profile| {
+        .zip(broken_by)
+        .map(|(profile, broken_of)| {
             let mut count = 0;
             let mut rules: Vec<RuleCount> = Vec::new();
-            for d in &units {
-                let mut broken = RuleSet::new();
-                for (question, answer) in &d.facts {
-                    if let Some(m) = crate::judge::compare(question, answer, profile) {
-                        m.rules.iter().for_each(|r| broken.insert(r));
-                    }
-                }
+            for (d, broken) in units.iter().zip(broken_of) {
                 if broken.is_empty() && !is_unexplained_without_facts(d) {
                     continue;
                 }
