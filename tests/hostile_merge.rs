@@ -518,3 +518,47 @@ fn a_signal_stops_reading_standard_input_with_its_exit_code() {
         assert!(err.contains("interrupted by SIG"), "{args:?}: {err}");
     }
 }
+
+/// Issue 25: a FIFO or /dev/zero as FILE was "holds no JSON" (or hung), a
+/// byte-order mark was never named, an unknown `format` had no
+/// line:column.
+#[cfg(unix)]
+#[test]
+fn special_files_a_bom_and_an_unknown_format_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/transcripts/capture-while-locked.json"),
+    )
+    .unwrap();
+    let bom = dir.path().join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{transcript}")).unwrap();
+    let mut v: Value = serde_json::from_str(&transcript).unwrap();
+    v["format"] = json!("kpe-transcriptx");
+    let unknown = dir.path().join("format.json");
+    std::fs::write(&unknown, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let fifo = dir.path().join("fifo");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut cases = vec![
+        (
+            bom.clone(),
+            "bom.json:1:1: the file starts with a byte-order mark",
+        ),
+        (unknown.clone(), "format.json:2:"),
+        (
+            PathBuf::from("/dev/zero"),
+            "it is a character device, not a regular file",
+        ),
+    ];
+    if made {
+        cases.push((fifo.clone(), "it is a FIFO"));
+    }
+    for (path, expected) in cases {
+        let (code, _, err) = run(kpe_check().arg(&path));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(expected), "{}: {err}", path.display());
+    }
+}
