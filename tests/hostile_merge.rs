@@ -547,7 +547,7 @@ fn special_files_a_bom_and_an_unknown_format_are_named() {
             bom.clone(),
             "bom.json:1:1: the file starts with a byte-order mark",
         ),
-        (unknown.clone(), "format.json:2:"),
+        (unknown.clone(), "at format: unknown format"),
         (
             PathBuf::from("/dev/zero"),
             "it is a character device, not a regular file",
@@ -560,5 +560,12 @@ fn special_files_a_bom_and_an_unknown_format_are_named() {
         let (code, _, err) = run(kpe_check().arg(&path));
         assert_eq!(code, 2, "{err}");
         assert!(err.contains(expected), "{}: {err}", path.display());
+        if path == unknown {
+            let after = err.split("format.json:").nth(1).unwrap_or_default();
+            assert!(
+                after.starts_with(|c: char| c.is_ascii_digit()),
+                "no line: {err}"
+            );
+        }
     }
 }
