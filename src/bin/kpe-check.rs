@@ -301,6 +301,18 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
 }
 
 fn main() -> ExitCode {
+    // kpe-check run as the guard of one of its engines
+    // (src/live/interrupt.rs): become the engine.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args
+        .get(1)
+        .is_some_and(|a| a == kpe::live::interrupt::GUARD_ARG)
+    {
+        return fail(&kpe::live::interrupt::run_guard(&args[2..]));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        kpe::live::interrupt::guard_engines_with(exe);
+    }
     let cli = Cli::parse();
     // Signals and orphaned engine descendants (src/live/interrupt.rs).
     if let Err(e) = kpe::live::interrupt::install() {

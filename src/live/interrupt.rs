@@ -29,6 +29,70 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub use crate::reporter::{Signal, interrupted};
 
+/// The first argument by which `kpe-check` runs itself as the guard of an
+/// engine ([`run_guard`]).
+pub const GUARD_ARG: &str = "__kpe-engine-guard";
+
+/// The program engines are started through (Linux: `kpe-check` itself,
+/// see [`guard_engines_with`]); unset, they are started directly.
+static GUARD: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Starts every engine through `exe GUARD_ARG PARENT PROGRAM ARGS...`, where
+/// `exe` (kpe-check itself) handles [`GUARD_ARG`] with [`run_guard`]: the
+/// guard asks the kernel to kill it when the checker dies, even by SIGKILL
+/// (`PR_SET_PDEATHSIG`), and then becomes the engine (`exec`, same pid,
+/// same process group), so that an engine which ignores the end of its
+/// input does not outlive a checker that could not clean up. Linux only;
+/// elsewhere nothing changes.
+pub fn guard_engines_with(exe: std::path::PathBuf) {
+    if cfg!(target_os = "linux") {
+        let _ = GUARD.set(exe);
+    }
+}
+
+/// The guard program and its first arguments for an engine, if engines
+/// are guarded.
+pub(crate) fn guard() -> Option<(&'static std::path::Path, Vec<std::ffi::OsString>)> {
+    let exe = GUARD.get()?;
+    let parent = std::process::id().to_string();
+    Some((exe.as_path(), vec![GUARD_ARG.into(), parent.into()]))
+}
+
+/// The guard's part (`kpe-check GUARD_ARG PARENT PROGRAM ARGS...`): set
+/// the parent-death signal to SIGKILL, make sure the parent is still the
+/// checker (it may have died before), then `exec` the engine. Returns only
+/// when that fails, with the message to print.
+#[must_use]
+pub fn run_guard(args: &[std::ffi::OsString]) -> String {
+    let (Some(parent), Some(program)) = (args.first(), args.get(1)) else {
+        return "usage: kpe-check __kpe-engine-guard PARENT PROGRAM [ARGS...]".to_owned();
+    };
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
+        if let Err(e) =
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+        {
+            return format!("cannot ask to die with kpe-check: {e}");
+        }
+        let expected = parent.to_str().and_then(|p| p.parse::<u32>().ok());
+        let actual = rustix::process::getppid().map(|p| p.as_raw_nonzero().get().unsigned_abs());
+        if expected.is_none() || expected != actual {
+            return "kpe-check ended before its engine started".to_owned();
+        }
+        let error = Command::new(program).args(&args[2..]).exec();
+        format!(
+            "cannot start {}: {error}",
+            std::path::Path::new(program).display()
+        )
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (parent, program);
+        "engines are guarded on Linux only".to_owned()
+    }
+}
+
 /// Whether [`install`] made this process a child subreaper.
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
 
