@@ -569,3 +569,35 @@ fn special_files_a_bom_and_an_unknown_format_are_named() {
         }
     }
 }
+
+/// Issue 25: `--expect-fail` ids that match no unit passed silently; they
+/// are now noted in the report (a list kept for several runs may name
+/// units one run leaves out, so it is not an error). Its errors name the
+/// line without an empty JSON path.
+#[test]
+fn expect_fail_lines_that_match_no_unit_are_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/transcripts/capture-while-locked.json");
+    let list = dir.path().join("known.txt");
+    std::fs::write(&list, "# known\nno-such-game CAP-2\n").unwrap();
+    let (_, out, err) = run(kpe_check()
+        .arg(&transcript)
+        .arg("--expect-fail")
+        .arg(&list)
+        .args(["--format", "json"]));
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let notes = v["summary"]["notes"].to_string();
+    assert!(
+        notes.contains("known.txt:2: `no-such-game`") && notes.contains("matches no unit"),
+        "{notes}"
+    );
+    std::fs::write(&list, "g1 CAP-99\n").unwrap();
+    let (code, _, err) = run(kpe_check().arg(&transcript).arg("--expect-fail").arg(&list));
+    assert_eq!(code, 2, "{err}");
+    assert_clear(&err);
+    assert!(
+        err.contains("known.txt:1:4: `CAP-99` is not a rule ID"),
+        "{err}"
+    );
+}

@@ -466,6 +466,16 @@ pub fn check_engine(
     let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
     if let Some(signal) = super::interrupt::interrupted() {
         summary.interrupted = Some(signal.to_string());
+    } else if options.shard.is_none() {
+        // A shard sees only its share: the lines for the others' units
+        // would all be noted.
+        let mut unmatched = crate::reporter::Unmatched::new(&options.policy);
+        for unit in &units {
+            unmatched.see(unit);
+        }
+        for note in unmatched.notes() {
+            summary.note(note);
+        }
     }
     let info = info.or(ran.info);
     run.engine = info.as_ref().map(|i| TranscriptEngine {

@@ -33,7 +33,7 @@ pub use merge::{
 pub use output::{OutputError, check_outputs, write_atomically};
 pub use policy::{
     DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, MAX_EXPECT_FAIL, Pattern, Policy, PolicySink,
-    StopState, chain_of, is_failure, normalize, stop_reason, stopped_reason,
+    StopState, Unmatched, chain_of, is_failure, normalize, stop_reason, stopped_reason,
 };
 pub use render::{
     Detail, HumanSink, JUNIT_VERSION, JsonSink, JunitSink, Sink, Tee, junit_classname,

@@ -177,9 +177,20 @@ impl Policy {
                 ));
             }
         };
+        self.parse_expected(&file, &text)
+    }
+
+    /// Reads the lines of an `--expect-fail` file named `file` (for
+    /// errors) from `text`, as [`Policy::load_expected`] does.
+    ///
+    /// # Errors
+    ///
+    /// A byte-order mark, or a line that is not `UNIT-ID
+    /// RULE-ID[,RULE-ID...] [PROFILE]`, at its line and column.
+    pub fn parse_expected(&mut self, file: &str, text: &str) -> Result<(), InputError> {
         if text.starts_with('\u{feff}') {
             return Err(InputError::at(
-                &file,
+                file,
                 "",
                 1,
                 1,
@@ -489,6 +500,63 @@ pub struct PolicySink<'a> {
     summary: Summary,
     failures: u64,
     left_out: u64,
+    unmatched: Unmatched<'a>,
+}
+
+/// The `--expect-fail` lines that match no unit of a run: each is a note
+/// of the report (a typo in an id, or a unit the suite no longer has),
+/// not an error, since a list kept for several runs may name units that
+/// one run leaves out. Memory is bounded by the file, not by the units.
+pub struct Unmatched<'a> {
+    policy: &'a Policy,
+    by_id: std::collections::HashMap<&'a str, Vec<usize>>,
+    seen: Vec<bool>,
+}
+
+impl<'a> Unmatched<'a> {
+    /// Nothing seen yet.
+    #[must_use]
+    pub fn new(policy: &'a Policy) -> Unmatched<'a> {
+        let mut by_id: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (k, e) in policy.expected.iter().enumerate() {
+            by_id.entry(e.id.as_str()).or_default().push(k);
+        }
+        Unmatched {
+            policy,
+            by_id,
+            seen: vec![false; policy.expected.len()],
+        }
+    }
+
+    /// Marks the lines that `unit` matches.
+    pub fn see(&mut self, unit: &UnitResult) {
+        for &k in self.by_id.get(unit.id.as_str()).into_iter().flatten() {
+            let e = &self.policy.expected[k];
+            if e.profile
+                .is_none_or(|p| unit.profile.is_none_or(|u| u == p))
+            {
+                self.seen[k] = true;
+            }
+        }
+    }
+
+    /// A note for each line that matched no unit.
+    #[must_use]
+    pub fn notes(&self) -> Vec<String> {
+        self.policy
+            .expected
+            .iter()
+            .zip(&self.seen)
+            .filter(|(_, seen)| !**seen)
+            .map(|(e, _)| {
+                format!(
+                    "{}: `{}` is listed as a known divergence but matches no unit of this run",
+                    e.at, e.id
+                )
+            })
+            .collect()
+    }
 }
 
 impl<'a> PolicySink<'a> {
@@ -500,6 +568,7 @@ impl<'a> PolicySink<'a> {
             summary: Summary::default(),
             failures: 0,
             left_out: 0,
+            unmatched: Unmatched::new(policy),
         }
     }
 
@@ -536,6 +605,7 @@ impl Sink for PolicySink<'_> {
                 self.failures += 1;
             }
         }
+        self.unmatched.see(&unit);
         self.summary.add(&unit);
         self.inner.unit(&unit)
     }
@@ -552,6 +622,11 @@ impl Sink for PolicySink<'_> {
                 self.left_out,
                 if self.left_out == 1 { "" } else { "s" }
             ));
+        }
+        if ours.interrupted.is_none() {
+            for note in self.unmatched.notes() {
+                ours.note(note);
+            }
         }
         self.summary = ours.clone();
         self.inner.finish(&ours)
