@@ -103,3 +103,38 @@ pub fn transcript(data: &[u8]) {
         let _ = e.to_string();
     }
 }
+
+/// The shard report reader of `kpe-check merge`: any bytes end in a
+/// report or an error, never a panic; an accepted report merges (alone,
+/// and given twice) into a report or an error.
+pub fn shard(data: &[u8]) {
+    let Ok(report) = kpe::reporter::parse_report_bytes("fuzz.json", data) else {
+        return;
+    };
+    let one = vec![("a.json".to_owned(), report)];
+    let mut out = Vec::new();
+    let _ = kpe::reporter::merge_reports(&one, &mut kpe::reporter::JsonSink::new(&mut out));
+    let twice = vec![one[0].clone(), ("b.json".to_owned(), one[0].1.clone())];
+    let mut out = Vec::new();
+    let _ = kpe::reporter::merge_reports(&twice, &mut kpe::reporter::JsonSink::new(&mut out));
+}
+
+/// The `--expect-fail` reader: any text ends in a list or an error at a
+/// line, and every unit is classified by what was read without a panic.
+pub fn expect_fail(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut policy = kpe::reporter::Policy::default();
+    if policy.parse_expected("fuzz.txt", text).is_err() {
+        return;
+    }
+    let mut unmatched = kpe::reporter::Unmatched::new(&policy);
+    for e in policy.expected.clone() {
+        let mut unit = kpe::reporter::UnitResult::conforming("scenario", e.id.clone(), None, 1);
+        unit.profile = e.profile;
+        policy.classify(&mut unit);
+        unmatched.see(&unit);
+    }
+    assert!(unmatched.notes().is_empty(), "every listed unit was seen");
+}

@@ -52,7 +52,7 @@ pub use load::{
     ErrorKind, POSITION_CODES, ScenarioError, ScenarioErrors, is_slug, load_file, parse_file,
     parse_perft_file, parse_rule_ids, reason_codes, rule_ids,
 };
-pub(crate) use load::{LimitedRead, line_column, read_limited};
+pub(crate) use load::{LimitedRead, file_type_name, line_column, read_limited};
 pub use load::{MAX_SUITE_FILE, MAX_YAML_DEPTH, MAX_YAML_INDENT};
 pub use subject::{
     Failure, Line, MoveResult, Played, Reference, Standing, Subject, SubjectError, Verdict,

@@ -14,12 +14,14 @@ mod entries {
 /// A fuzz entry point.
 type Entry = fn(&[u8]);
 
-const TARGETS: [(&str, Entry); 5] = [
+const TARGETS: [(&str, Entry); 7] = [
     ("notation", entries::notation),
     ("manifest", entries::manifest),
     ("reply", entries::reply),
     ("scenario", entries::scenario),
     ("transcript", entries::transcript),
+    ("shard", entries::shard),
+    ("expect_fail", entries::expect_fail),
 ];
 
 /// Runs every file under `fuzz/KIND/TARGET/` through its target; returns

@@ -380,3 +380,31 @@ fn an_answer_written_twice_in_two_writes_is_out_of_turn() {
         assert!(!codes.contains(&"wrong-reply"), "{codes:?}");
     }
 }
+
+/// Issue 25: after SIGKILL of kpe-check (no handler runs), an engine that
+/// ignores the end of its input stayed running. Engines are started
+/// through kpe-check itself, which asks the kernel to kill them with it.
+#[test]
+#[cfg(target_os = "linux")]
+fn an_engine_dies_with_a_killed_checker() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = mark("sigkill");
+    // `hang` never reads again after its hello: it ignores end of input.
+    let path = write_manifest(dir.path(), &manifest("hang", 60_000, &mark));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .arg(&path)
+        .args(["--format", "json", "--jobs", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while marked(&mark).is_empty() {
+        assert!(Instant::now() < deadline, "the engine never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_none_left(&mark);
+}

@@ -71,6 +71,35 @@ fn constants() -> BTreeMap<&'static str, u128> {
             "kpe::scenario::MAX_YAML_INDENT",
             kpe::scenario::MAX_YAML_INDENT as u128,
         ),
+        ("kpe::live::MAX_GAMES", u128::from(kpe::live::MAX_GAMES)),
+        (
+            "kpe::reporter::MAX_JOBS",
+            u128::from(kpe::reporter::MAX_JOBS),
+        ),
+        (
+            "kpe::reporter::MAX_SHARDS",
+            u128::from(kpe::reporter::MAX_SHARDS),
+        ),
+        (
+            "kpe::reporter::MAX_REPORT",
+            u128::from(kpe::reporter::MAX_REPORT),
+        ),
+        (
+            "kpe::reporter::MAX_EXPECT_FAIL",
+            u128::from(kpe::reporter::MAX_EXPECT_FAIL),
+        ),
+        (
+            "kpe::dispute::MAX_DISPUTE_GAMES",
+            kpe::dispute::MAX_DISPUTE_GAMES as u128,
+        ),
+        (
+            "kpe::dispute::MAX_DISPUTE_PLIES",
+            kpe::dispute::MAX_DISPUTE_PLIES as u128,
+        ),
+        (
+            "kpe::dispute::MAX_DISPUTE_EXAMPLES",
+            kpe::dispute::MAX_DISPUTE_EXAMPLES as u128,
+        ),
     ])
 }
 
@@ -116,4 +145,49 @@ fn the_limits_table_states_each_constant_as_the_code_has_it() {
             "spec/LIMITS.md has no row for `{constant}`"
         );
     }
+}
+
+/// Issue 25: the table gave exit 1 for an engine's misbehaviour, where
+/// kpe-check exits 3 (errored). Every exit cell of "What bad input gets" is
+/// one of kpe-check's exit codes, and a row that names a verdict gives the
+/// errored code.
+#[test]
+fn the_bad_input_table_gives_the_binarys_exit_codes() {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/LIMITS.md"))
+            .unwrap();
+    let section = text
+        .split("## What bad input gets")
+        .nth(1)
+        .expect("a `## What bad input gets` section");
+    let mut codes: Vec<u8> = kpe::reporter::EXIT_CODES.iter().map(|(c, _)| *c).collect();
+    // 130 stands for the three signals' codes.
+    codes.extend([kpe::reporter::Signal::Term, kpe::reporter::Signal::Hup].map(|s| s.exit_code()));
+    let errored = kpe::reporter::RunVerdict::Errored.exit_code();
+    let mut verdict_rows = 0;
+    for line in section
+        .lines()
+        .filter(|l| l.starts_with('|') && !l.starts_with("| bad input") && !l.starts_with("|---"))
+    {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let exit = cells[cells.len() - 2];
+        if exit == "—" {
+            continue;
+        }
+        let given: Vec<u8> = exit
+            .split(',')
+            .map(|c| c.trim().parse().unwrap_or_else(|_| panic!("{line}")))
+            .collect();
+        for code in &given {
+            assert!(
+                codes.contains(code),
+                "not an exit code of kpe-check: {line}"
+            );
+        }
+        if cells[2].starts_with("verdict `") {
+            verdict_rows += 1;
+            assert_eq!(given, [errored], "{line}");
+        }
+    }
+    assert!(verdict_rows >= 8, "the engine verdict rows are gone");
 }

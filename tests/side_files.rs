@@ -178,20 +178,54 @@ fn side_files_that_cannot_be_written_are_named_before_the_run() {
             ])
             .assert()
             .code(2)
-            .stderr(predicates::str::contains(
-                "no-such-folder/f.json: cannot be written: No such file or directory",
-            ));
+            .stderr(predicates::str::contains(format!(
+                "{flag} no-such-folder/f.json: cannot write a file in no-such-folder: No such file or directory (os error 2)\n"
+            )));
         kpe_check()
             .args(["examples/transcripts/conforming.json", flag, "tests"])
             .assert()
             .code(2)
-            .stderr(predicates::str::contains("tests: is a folder, not a file"));
+            .stderr(predicates::str::contains(format!(
+                "{flag} tests: it is a directory"
+            )));
     }
     kpe_check()
         .args(["examples/transcripts/conforming.json", "--badge", "b.svg"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("name the JSON file"));
+    // The known-failures file may be the --expect-fail file read, but not
+    // the input or another report of the run.
+    kpe_check()
+        .args([
+            "examples/transcripts/conforming.json",
+            "--write-expect-fail",
+        ])
+        .arg("examples/transcripts/conforming.json")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is the input"));
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("same");
+    kpe_check()
+        .args([
+            "examples/transcripts/conforming.json",
+            "--write-expect-fail",
+        ])
+        .arg(&same)
+        .arg("--junit")
+        .arg(&same)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is also the file of --junit"));
+    kpe_check()
+        .args(["examples/transcripts/conforming.json", "--badge"])
+        .arg(dir.path().join("b.json"))
+        .arg("--html")
+        .arg(dir.path().join("b.svg"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("each report needs its own file"));
 }
 
 #[test]

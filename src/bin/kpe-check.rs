@@ -108,7 +108,7 @@ struct Cli {
     /// How much to do at once: engine processes (live mode) or games of a
     /// transcript, one thread each; the report is the same whatever the
     /// number [default: the number of cores]
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(kpe::reporter::MAX_JOBS)))]
     jobs: Option<u32>,
     /// The seed of the random games; the report states the seed it used
     /// [default: the manifest's random.seed, else a fresh one] [env:
@@ -117,7 +117,7 @@ struct Cli {
     seed: Option<u64>,
     /// How many random games to play per profile [default: the manifest's
     /// random.games, else 100] [env: KPE_CHECK_GAMES]
-    #[arg(long, value_name = "N", help_heading = LIVE)]
+    #[arg(long, value_name = "N", help_heading = LIVE, value_parser = clap::value_parser!(u32).range(0..=i64::from(kpe::live::MAX_GAMES)))]
     games: Option<u32>,
     /// The deepest perft depth from the initial position, 0 for none
     /// [default: the manifest's perft.max_depth, else 6] [env:
@@ -328,27 +328,82 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
 }
 
 fn main() -> ExitCode {
+    // kpe-check run as the guard of one of its engines
+    // (src/live/interrupt.rs): become the engine.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args
+        .get(1)
+        .is_some_and(|a| a == kpe::live::interrupt::GUARD_ARG)
+    {
+        return fail(&kpe::live::interrupt::run_guard(&args[2..]));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        kpe::live::interrupt::guard_engines_with(exe);
+    }
     let cli = Cli::parse();
     // Signals and orphaned engine descendants (src/live/interrupt.rs).
     if let Err(e) = kpe::live::interrupt::install() {
         return fail(&format!("cannot install the signal handlers: {e}"));
     }
+    let merging = matches!(cli.command, Some(Command::Merge { .. }));
     let code = run(cli);
     match kpe::live::interrupt::interrupted() {
         Some(signal) => {
-            let _ = writeln!(
-                io::stderr(),
-                "kpe-check: interrupted by {signal}: the report covers what was checked before it"
-            );
+            let what = if merging {
+                "the merge stopped and wrote no report"
+            } else {
+                "the report covers what was checked before it"
+            };
+            let _ = writeln!(io::stderr(), "kpe-check: interrupted by {signal}: {what}");
             ExitCode::from(signal.exit_code())
         }
         None => code,
     }
 }
 
+/// Refuses report files that would overwrite an input or each other, or
+/// that cannot be written, before the run starts.
+/// Checks every file the run will write before it starts. The known
+/// failures file may be the `--expect-fail` file the run reads (it is read
+/// before the run and replaced after it): only the other inputs are kept
+/// from it. `inputs[0]` is the transcript or manifest (or the first shard).
+fn check_outputs(inputs: &[&std::path::Path], out: &OutputArgs) -> Result<(), ExitCode> {
+    if let Some(badge) = &out.badge
+        && badge.extension().is_some_and(|e| e == "svg")
+    {
+        return Err(fail(&format!(
+            "--badge {}: name the JSON file (the SVG goes beside it, as FILE.svg), not the SVG",
+            badge.display()
+        )));
+    }
+    let svg = out.badge.as_deref().map(kpe::reporter::BadgeSink::svg_path);
+    let mut outputs = Vec::new();
+    if let Some(p) = &out.junit {
+        outputs.push(("--junit", p.as_path()));
+    }
+    if let Some(p) = &out.html {
+        outputs.push(("--html", p.as_path()));
+    }
+    if let (Some(json), Some(svg)) = (&out.badge, &svg) {
+        outputs.push(("--badge", json.as_path()));
+        outputs.push(("--badge", svg.as_path()));
+    }
+    kpe::reporter::check_outputs(inputs, &outputs).map_err(|e| fail(&e.to_string()))?;
+    if let Some(p) = &out.write_expect_fail {
+        outputs.push(("--write-expect-fail", p.as_path()));
+        let reports = &inputs[..1.min(inputs.len())];
+        kpe::reporter::check_outputs(reports, &outputs).map_err(|e| fail(&e.to_string()))?;
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> ExitCode {
     match &cli.command {
         Some(Command::Merge { reports, out }) => {
+            let inputs: Vec<&std::path::Path> = reports.iter().map(PathBuf::as_path).collect();
+            if let Err(code) = check_outputs(&inputs, out) {
+                return code;
+            }
             return with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)));
         }
         Some(Command::Completions { shell }) => return completions(*shell),
@@ -358,21 +413,10 @@ fn run(cli: Cli) -> ExitCode {
         Cli::command().print_help().ok();
         return ExitCode::from(2);
     };
-    for side in [&cli.out.write_expect_fail, &cli.out.badge]
-        .into_iter()
-        .flatten()
-    {
-        if let Err(e) = kpe::reporter::check_writable(side) {
-            return fail(&e.to_string());
-        }
-    }
-    if let Some(badge) = &cli.out.badge
-        && badge.extension().is_some_and(|e| e == "svg")
-    {
-        return fail(&format!(
-            "--badge {}: name the JSON file (the SVG goes beside it, as FILE.svg), not the SVG",
-            badge.display()
-        ));
+    let mut inputs = vec![file.as_path()];
+    inputs.extend(cli.expect_fail.as_deref());
+    if let Err(code) = check_outputs(&inputs, &cli.out) {
+        return code;
     }
     let policy = match cli.policy() {
         Ok(policy) => policy,
@@ -381,7 +425,7 @@ fn run(cli: Cli) -> ExitCode {
     // `-`: standard input, copied to a temporary file, since a transcript
     // may need reading more than once (fields in any order, the reading).
     let stdin_copy = if file.as_os_str() == "-" {
-        match kpe::transcripts::spool(io::stdin().lock()) {
+        match kpe::transcripts::spool_stdin() {
             Ok(copy) => Some(copy),
             Err(e) => return fail(&format!("-: cannot read standard input: {e}")),
         }
@@ -549,6 +593,7 @@ fn exit(result: Result<Summary, CheckError>) -> ExitCode {
     match result {
         Ok(summary) => ExitCode::from(summary.verdict().exit_code()),
         Err(CheckError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
+        Err(CheckError::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
         Err(e) => fail(&e.to_string()),
     }
 }

@@ -197,10 +197,12 @@ enum Command {
         #[arg(long, default_value_t = kpe::dispute::Options::default().seed)]
         seed: u64,
         /// Games per strategy pairing and reading.
-        #[arg(long, default_value_t = kpe::dispute::Options::default().games)]
+        #[arg(long, default_value_t = kpe::dispute::Options::default().games,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=kpe::dispute::MAX_DISPUTE_GAMES as u64))]
         games: usize,
         /// Stop a game after this many plies, counted unfinished.
-        #[arg(long, default_value_t = kpe::dispute::Options::default().max_plies)]
+        #[arg(long, default_value_t = kpe::dispute::Options::default().max_plies,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=kpe::dispute::MAX_DISPUTE_PLIES as u64))]
         max_plies: usize,
         /// Try positions with up to this many stones on the board.
         #[arg(long, default_value_t = kpe::dispute::Options::default().max_stones,
@@ -216,7 +218,8 @@ enum Command {
               value_parser = clap::value_parser!(u8).range(2..=48))]
         line_stones: u8,
         /// How many smallest positions to show.
-        #[arg(long, default_value_t = kpe::dispute::Options::default().examples)]
+        #[arg(long, default_value_t = kpe::dispute::Options::default().examples,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=kpe::dispute::MAX_DISPUTE_EXAMPLES as u64))]
         examples: usize,
         /// Compare perft counts up to this depth.
         #[arg(long, default_value_t = kpe::dispute::Options::default().perft_depth,

@@ -41,7 +41,7 @@ use crate::profile::{Profile, Switch};
 use crate::scenario::{ScenarioErrors, Suite};
 
 pub use model::Dispute;
-pub use options::Options;
+pub use options::{MAX_DISPUTE_EXAMPLES, MAX_DISPUTE_GAMES, MAX_DISPUTE_PLIES, Options};
 pub use spec::{Reading, reading};
 
 /// The `format` field of the JSON report.

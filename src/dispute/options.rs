@@ -1,5 +1,15 @@
 //! How much work each part of a dispute does.
 
+/// The most games per strategy pairing and reading `kpe dispute --games`
+/// plays: more is refused before anything is allocated.
+pub const MAX_DISPUTE_GAMES: usize = 100_000;
+
+/// The longest game `kpe dispute --max-plies` plays before it stops it.
+pub const MAX_DISPUTE_PLIES: usize = 100_000;
+
+/// The most examples `kpe dispute --examples` shows.
+pub const MAX_DISPUTE_EXAMPLES: usize = 1_000;
+
 /// How much work each part does. The defaults run in a few seconds in a
 /// `--release` build; tests pass smaller numbers.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -123,8 +123,31 @@ impl FromIterator<Markup> for Markup {
 }
 
 /// Escapes text for HTML element content and quoted attribute values.
+/// Characters HTML forbids in a document (the C0 controls but tab, line
+/// feed, form feed and carriage return; DEL and the C1 controls;
+/// noncharacters such as U+FFFE) are shown as `\u{...}` instead, so that
+/// an engine name or message holding them still gives a clean page.
 #[must_use]
 pub fn escape(text: &str) -> String {
+    let forbidden = |c: char| {
+        let n = u32::from(c);
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\u{c}' | '\r'))
+            || (0xFDD0..=0xFDEF).contains(&n)
+            || n & 0xFFFE == 0xFFFE
+    };
+    if text.chars().any(forbidden) {
+        let shown: String = text
+            .chars()
+            .map(|c| {
+                if forbidden(c) {
+                    format!("\\u{{{:x}}}", u32::from(c))
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        return html_escape::encode_quoted_attribute(&shown).into_owned();
+    }
     html_escape::encode_quoted_attribute(text).into_owned()
 }
 

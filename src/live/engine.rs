@@ -307,13 +307,19 @@ impl Engine {
     /// The questions answered since the last call, each with the engine's
     /// answer, in the order asked (a question asked twice comes once): what
     /// one unit learnt about the engine.
+    ///
+    /// The answers are kept only until then: each unit is judged by the
+    /// answers given to it (a question asked again in another unit is asked
+    /// again), so that memory does not grow with the units a session runs
+    /// and a verdict does not depend on which session ran which unit first.
     pub fn take_journal(&mut self) -> Vec<(Question, Answer)> {
         let mut seen = rustc_hash::FxHashSet::default();
         let journal = std::mem::take(&mut self.journal);
+        let facts = std::mem::take(&mut self.facts);
         journal
             .into_iter()
             .filter(|q| seen.insert(*q))
-            .filter_map(|q| self.facts.get(&q).map(|a| (q, a.clone())))
+            .filter_map(|q| facts.get(&q).map(|a| (q, a.clone())))
             .collect()
     }
 

@@ -22,63 +22,76 @@
 //!   [`Signal::exit_code`]. A second signal ends the process at once.
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::io;
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// A signal that interrupts a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
-    /// SIGHUP (the terminal went away).
-    Hup,
-    /// SIGINT (Ctrl-C).
-    Int,
-    /// SIGTERM.
-    Term,
+pub use crate::reporter::{Signal, interrupted};
+
+/// The first argument by which `kpe-check` runs itself as the guard of an
+/// engine ([`run_guard`]).
+pub const GUARD_ARG: &str = "__kpe-engine-guard";
+
+/// The program engines are started through (Linux: `kpe-check` itself,
+/// see [`guard_engines_with`]); unset, they are started directly.
+static GUARD: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Starts every engine through `exe GUARD_ARG PARENT PROGRAM ARGS...`, where
+/// `exe` (kpe-check itself) handles [`GUARD_ARG`] with [`run_guard`]: the
+/// guard asks the kernel to kill it when the checker dies, even by SIGKILL
+/// (`PR_SET_PDEATHSIG`), and then becomes the engine (`exec`, same pid,
+/// same process group), so that an engine which ignores the end of its
+/// input does not outlive a checker that could not clean up. Linux only;
+/// elsewhere nothing changes.
+pub fn guard_engines_with(exe: std::path::PathBuf) {
+    if cfg!(target_os = "linux") {
+        let _ = GUARD.set(exe);
+    }
 }
 
-impl Signal {
-    /// Its number on Linux and the BSDs.
-    #[must_use]
-    pub fn number(self) -> u8 {
-        match self {
-            Signal::Hup => 1,
-            Signal::Int => 2,
-            Signal::Term => 15,
+/// The guard program and its first arguments for an engine, if engines
+/// are guarded.
+pub(crate) fn guard() -> Option<(&'static std::path::Path, Vec<std::ffi::OsString>)> {
+    let exe = GUARD.get()?;
+    let parent = std::process::id().to_string();
+    Some((exe.as_path(), vec![GUARD_ARG.into(), parent.into()]))
+}
+
+/// The guard's part (`kpe-check GUARD_ARG PARENT PROGRAM ARGS...`): set
+/// the parent-death signal to SIGKILL, make sure the parent is still the
+/// checker (it may have died before), then `exec` the engine. Returns only
+/// when that fails, with the message to print.
+#[must_use]
+pub fn run_guard(args: &[std::ffi::OsString]) -> String {
+    let (Some(parent), Some(program)) = (args.first(), args.get(1)) else {
+        return "usage: kpe-check __kpe-engine-guard PARENT PROGRAM [ARGS...]".to_owned();
+    };
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
+        if let Err(e) =
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+        {
+            return format!("cannot ask to die with kpe-check: {e}");
         }
-    }
-
-    /// The exit code of a run it interrupted: 128 + its number (129, 130,
-    /// 143), as shells report a process killed by it.
-    #[must_use]
-    pub fn exit_code(self) -> u8 {
-        128 + self.number()
-    }
-
-    fn from_number(n: u8) -> Option<Signal> {
-        match n {
-            1 => Some(Signal::Hup),
-            2 => Some(Signal::Int),
-            15 => Some(Signal::Term),
-            _ => None,
+        let expected = parent.to_str().and_then(|p| p.parse::<u32>().ok());
+        let actual = rustix::process::getppid().map(|p| p.as_raw_nonzero().get().unsigned_abs());
+        if expected.is_none() || expected != actual {
+            return "kpe-check ended before its engine started".to_owned();
         }
+        let error = Command::new(program).args(&args[2..]).exec();
+        format!(
+            "cannot start {}: {error}",
+            std::path::Path::new(program).display()
+        )
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (parent, program);
+        "engines are guarded on Linux only".to_owned()
     }
 }
-
-impl fmt::Display for Signal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Signal::Hup => "SIGHUP",
-            Signal::Int => "SIGINT",
-            Signal::Term => "SIGTERM",
-        })
-    }
-}
-
-/// The signal that arrived, 0 for none.
-static INTERRUPTED: AtomicU8 = AtomicU8::new(0);
 
 /// Whether [`install`] made this process a child subreaper.
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
@@ -91,12 +104,6 @@ static ENGINES: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
 fn engines() -> MutexGuard<'static, BTreeSet<i32>> {
     ENGINES.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The signal that interrupted the run, if one did.
-#[must_use]
-pub fn interrupted() -> Option<Signal> {
-    Signal::from_number(INTERRUPTED.load(Ordering::SeqCst))
 }
 
 /// Makes this process a child subreaper (Linux) and handles SIGINT, SIGTERM
@@ -126,9 +133,7 @@ pub fn install() -> io::Result<()> {
             .spawn(move || {
                 for number in signals.forever() {
                     let number = u8::try_from(number).unwrap_or(15);
-                    let first = INTERRUPTED
-                        .compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst)
-                        .is_ok();
+                    let first = crate::reporter::record_signal(number);
                     kill_all();
                     if !first {
                         std::process::exit(i32::from(128 + number));

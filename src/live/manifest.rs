@@ -25,6 +25,11 @@ pub const MAX_MANIFEST: u64 = 1 << 20;
 /// without bound would let it run for hours without a word.
 pub const MAX_PERFT_NODES: u64 = 1_000_000_000;
 
+/// The most random games of one profile a run plays (`random.games`,
+/// `--games`, `KPE_CHECK_GAMES`): more is refused before anything is
+/// planned, since each game is a unit of the plan and of the report.
+pub const MAX_GAMES: u32 = 100_000;
+
 /// The deepest `perft.max_depth` a manifest may give (as deep as
 /// `kpe engine` counts).
 pub const MAX_MANIFEST_PERFT_DEPTH: u32 = super::serve::MAX_PERFT_DEPTH;
@@ -205,8 +210,10 @@ impl Timeouts {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomPlan {
-    /// How many games (default 100; 0 for none).
-    #[schemars(range(max = 4_294_967_295_u32))]
+    /// How many games (default 100; 0 for none; at most 100000, the
+    /// limit `MAX_GAMES`).
+    #[schemars(range(max = 100_000_u32))]
+    #[serde(deserialize_with = "games_count")]
     pub games: u32,
     /// Plies after which a game is cut off (default 200): without the
     /// repetition rule a game may never end.
@@ -370,6 +377,16 @@ fn perft_depth<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> 
         )));
     }
     Ok(depth)
+}
+
+fn games_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let games = u32::deserialize(d)?;
+    if games > MAX_GAMES {
+        return Err(serde::de::Error::custom(format!(
+            "{games} random games is more than one run plays: at most {MAX_GAMES}"
+        )));
+    }
+    Ok(games)
 }
 
 fn perft_nodes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {

@@ -25,6 +25,7 @@ mod scenarios;
 mod schedule;
 mod serve;
 mod shrink;
+mod spool;
 pub mod units;
 
 pub use bugs::{Bug, Session as BugSession};
@@ -33,7 +34,7 @@ pub use manifest::{
     AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
     RandomPlan, Timeouts, schema as manifest_schema,
 };
-pub use manifest::{MAX_MANIFEST, MAX_PERFT_NODES};
+pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES};
 pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use quick_reply::read_reply;

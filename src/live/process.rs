@@ -200,7 +200,18 @@ impl EngineProcess {
     ///
     /// [`ProcessError::Spawn`] when the program cannot be started.
     pub fn spawn(launch: &Launch) -> Result<EngineProcess, ProcessError> {
-        let mut command = Command::new(&launch.program);
+        // Through the guard, when kpe-check set one up (it makes the
+        // engine die with the checker); a program that is not there is
+        // started directly, so that its error is the operating system's.
+        let guarded = interrupt::guard().filter(|_| launch.program.is_file());
+        let mut command = match &guarded {
+            Some((exe, first)) => {
+                let mut c = Command::new(exe);
+                c.args(first).arg(&launch.program);
+                c
+            }
+            None => Command::new(&launch.program),
+        };
         command
             .args(&launch.args)
             .current_dir(&launch.cwd)

@@ -174,9 +174,18 @@ impl LiveOptions {
                 .map(Some)
                 .map_err(|_| format!("{name}={text}: expected a non-negative whole number"))
         }
+        let games = number(self.games, ENV_GAMES, &get)?;
+        if let Some(n) = games
+            && n > super::manifest::MAX_GAMES
+        {
+            return Err(format!(
+                "{n} random games (--games or {ENV_GAMES}) is more than one run plays: at most {}",
+                super::manifest::MAX_GAMES
+            ));
+        }
         Ok(LiveOptions {
             seed: number(self.seed, ENV_SEED, &get)?,
-            games: number(self.games, ENV_GAMES, &get)?,
+            games,
             perft_depth: number(self.perft_depth, ENV_PERFT_DEPTH, &get)?,
             suite: self.suite.or_else(|| get(ENV_SUITE).map(PathBuf::from)),
             ..self
@@ -436,6 +445,7 @@ pub fn check_engine(
     let jobs = options
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let spool = super::spool::FactSpool::new();
     let ran = schedule::run(
         &plan,
         &Settings {
@@ -445,6 +455,7 @@ pub fn check_engine(
             engine: &make,
             tick: &|| progress.tick(),
             interrupted: &interrupted,
+            spool: &spool,
         },
     );
     progress.finish();
@@ -457,11 +468,21 @@ pub fn check_engine(
     if !interrupted() {
         shrink_examples(&mut done, &mut spares);
     }
-    let rows = name_readings(&mut done, &mut spares, options, seed, &roots);
+    let rows = name_readings(&mut done, &mut spares, options, seed, &roots, &spool);
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
     let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
     if let Some(signal) = super::interrupt::interrupted() {
         summary.interrupted = Some(signal.to_string());
+    } else if options.shard.is_none() {
+        // A shard sees only its share: the lines for the others' units
+        // would all be noted.
+        let mut unmatched = crate::reporter::Unmatched::new(&options.policy);
+        for unit in &units {
+            unmatched.see(unit);
+        }
+        for note in unmatched.notes() {
+            summary.note(note);
+        }
     }
     let info = info.or(ran.info);
     run.engine = info.as_ref().map(|i| TranscriptEngine {
@@ -589,6 +610,7 @@ fn name_readings(
     options: &LiveOptions,
     seed: u64,
     roots: &[Position],
+    spool: &super::spool::FactSpool,
 ) -> Vec<Row> {
     let interrupted = || super::interrupt::interrupted().is_some();
     let mut rows = Vec::new();
@@ -601,7 +623,7 @@ fn name_readings(
         if (diverged || options.shard.is_some()) && !interrupted() {
             let mut probes = 0;
             loop {
-                explanations = explain(done, index, profile);
+                explanations = explain(done, index, profile, spool);
                 let r = crate::judge::reading_from(profile, &explanations);
                 let candidates: Vec<Profile> = r.conforms_under.clone();
                 if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
@@ -619,7 +641,7 @@ fn name_readings(
                 if !answered {
                     reading = Some(crate::judge::reading_from(
                         profile,
-                        &explain(done, index, profile),
+                        &explain(done, index, profile, spool),
                     ));
                     break;
                 }
@@ -655,6 +677,7 @@ fn run_probe(
         found,
         rules,
         facts,
+        spooled: None,
         profile_index: index,
     });
     answered
@@ -739,20 +762,39 @@ fn rechecked(claimed: Profile) -> Vec<Profile> {
 /// Under each re-checked profile, the units of profile `index` whose
 /// answers it leaves unexplained, by the rules that decide them.
 #[must_use]
-fn explain(done: &[Done], index: usize, claimed: Profile) -> Vec<Explanation> {
+fn explain(
+    done: &[Done],
+    index: usize,
+    claimed: Profile,
+    spool: &super::spool::FactSpool,
+) -> Vec<Explanation> {
     let units: Vec<&Done> = done.iter().filter(|d| d.profile_index == index).collect();
-    rechecked(claimed)
+    let profiles = rechecked(claimed);
+    // Each unit's answers are read back once, and judged under every
+    // re-checked profile at once: one unit's answers in memory at a time.
+    let mut broken_by: Vec<Vec<RuleSet>> = vec![Vec::with_capacity(units.len()); profiles.len()];
+    for d in &units {
+        let spooled = d
+            .spooled
+            .map(|at| spool.load(at).unwrap_or_default())
+            .unwrap_or_default();
+        for (k, &profile) in profiles.iter().enumerate() {
+            let mut broken = RuleSet::new();
+            for (question, answer) in spooled.iter().chain(&d.facts) {
+                if let Some(m) = crate::judge::compare(question, answer, profile) {
+                    m.rules.iter().for_each(|r| broken.insert(r));
+                }
+            }
+            broken_by[k].push(broken);
+        }
+    }
+    profiles
         .into_iter()
-        .map(|profile| {
+        .zip(broken_by)
+        .map(|(profile, broken_of)| {
             let mut count = 0;
             let mut rules: Vec<RuleCount> = Vec::new();
-            for d in &units {
-                let mut broken = RuleSet::new();
-                for (question, answer) in &d.facts {
-                    if let Some(m) = crate::judge::compare(question, answer, profile) {
-                        m.rules.iter().for_each(|r| broken.insert(r));
-                    }
-                }
+            for (d, broken) in units.iter().zip(broken_of) {
                 if broken.is_empty() && !is_unexplained_without_facts(d) {
                     continue;
                 }

@@ -43,8 +43,11 @@ pub struct Done {
     pub found: Option<Diverging>,
     /// Rules exercised by the answers that agreed.
     pub rules: RuleSet,
-    /// Every question asked, with the engine's answer.
+    /// Questions asked, with the engine's answers, kept in memory (those
+    /// learnt after the unit ran: shrinking, probes).
     pub facts: Vec<(Question, Answer)>,
+    /// The unit's own questions and answers, in the run's spool file.
+    pub spooled: Option<super::spool::Spooled>,
     /// Which profile of the run.
     pub profile_index: usize,
 }
@@ -63,6 +66,8 @@ pub struct Settings<'a> {
     pub tick: &'a (dyn Fn() + Sync),
     /// Whether to stop now (a signal arrived).
     pub interrupted: &'a (dyn Fn() -> bool + Sync),
+    /// Where each unit's answers are kept until the reading is named.
+    pub spool: &'a super::spool::FactSpool,
 }
 
 /// Everything the workers did.
@@ -132,6 +137,7 @@ fn skipped(planned: &Planned, reason: String) -> Done {
         found: None,
         rules: RuleSet::new(),
         facts: Vec::new(),
+        spooled: None,
         profile_index: planned.profile_index,
     }
 }
@@ -193,6 +199,7 @@ impl Worker<'_> {
                     found: None,
                     rules: RuleSet::new(),
                     facts: Vec::new(),
+                    spooled: None,
                     profile_index: index,
                 });
             }
@@ -251,6 +258,7 @@ impl Worker<'_> {
 
     fn run(&mut self, planned: &Planned, state: &Mutex<State>) -> Done {
         let policy = self.settings.policy;
+        let spool = self.settings.spool;
         let engine = self.engine_for(planned, state);
         if engine.starts() >= MAX_STARTS {
             return skipped(
@@ -284,6 +292,7 @@ impl Worker<'_> {
                     found: None,
                     rules: RuleSet::new(),
                     facts: Vec::new(),
+                    spooled: None,
                     profile_index: planned.profile_index,
                 };
             }
@@ -292,7 +301,10 @@ impl Worker<'_> {
         let mut ctx = Ctx::new(engine, planned.profile);
         let outcome = planned.unit.run(&mut ctx);
         let rules = ctx.rules;
-        let facts = ctx.engine.take_journal();
+        let (facts, spooled) = match spool.store(ctx.engine.take_journal()) {
+            Ok(at) => (Vec::new(), Some(at)),
+            Err(facts) => (facts, None),
+        };
         let (mut result, found) = result(&*planned.unit, outcome);
         result.time = started.elapsed().as_secs_f64();
         result.profile = Some(planned.profile);
@@ -303,6 +315,7 @@ impl Worker<'_> {
             found,
             rules,
             facts,
+            spooled,
             profile_index: planned.profile_index,
         }
     }
@@ -341,6 +354,7 @@ pub fn run(plan: &[Planned], settings: &Settings<'_>) -> Ran {
     for (d, result) in done.iter_mut().zip(results) {
         if result.verdict == Verdict::Skipped && d.result.verdict != Verdict::Skipped {
             d.facts.clear();
+            d.spooled = None;
             d.found = None;
             d.rules = RuleSet::new();
         }

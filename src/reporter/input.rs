@@ -177,15 +177,16 @@ impl fmt::Display for InputError {
                 column,
                 message,
             } => {
-                let place = if path == "." {
-                    "top level".to_owned()
-                } else {
-                    format!("at {path}")
+                // A line-oriented file (no JSON path) names no place.
+                let place = match path.as_str() {
+                    "" => String::new(),
+                    "." => "top level: ".to_owned(),
+                    path => format!("at {path}: "),
                 };
                 if *line == 0 {
-                    write!(f, "{file}: {place}: {message}")
+                    write!(f, "{file}: {place}{message}")
                 } else {
-                    write!(f, "{file}:{line}:{column}: {place}: {message}")
+                    write!(f, "{file}:{line}:{column}: {place}{message}")
                 }
             }
             InputErrorKind::Suite(errors) => {
@@ -433,6 +434,9 @@ pub enum CheckError {
     Input(InputError),
     /// A report could not be written.
     Output(io::Error),
+    /// A signal stopped the work before anything was written (`kpe-check
+    /// merge`): exit 128 + its number.
+    Interrupted(super::stop::Signal),
 }
 
 impl fmt::Display for CheckError {
@@ -440,6 +444,12 @@ impl fmt::Display for CheckError {
         match self {
             CheckError::Input(e) => e.fmt(f),
             CheckError::Output(e) => write!(f, "cannot write the report: {e}"),
+            CheckError::Interrupted(signal) => {
+                write!(
+                    f,
+                    "interrupted by {signal}: stopped before writing anything"
+                )
+            }
         }
     }
 }
@@ -449,6 +459,7 @@ impl std::error::Error for CheckError {
         match self {
             CheckError::Input(e) => Some(e),
             CheckError::Output(e) => Some(e),
+            CheckError::Interrupted(_) => None,
         }
     }
 }

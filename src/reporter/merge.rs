@@ -1,43 +1,238 @@
 //! `kpe-check merge`: the JSON reports of `--shard K/N` runs combined into
 //! the report of the whole run: units back in plan order, counts, groups,
 //! verdicts and the reading computed again from all shards.
+//!
+//! Nothing in a shard is trusted: each is read in bounded memory, checked
+//! against the report's types (unknown fields, wrong types and trailing
+//! bytes refused, at a JSON path and line:column), against itself (its
+//! counts are those of its units; a diverging unit carries its divergence;
+//! every unit belongs to its share) and against the others (the same run,
+//! field by field; every share once; every unit of the plan exactly once).
+//! The work is linear in the units, and a signal stops it between files and
+//! between units.
 
-use std::path::PathBuf;
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
 
 use super::input::CheckError;
 use super::input::InputError;
-use super::render::{Sink, parse_json_report};
-use super::report::{Counts, JsonReport, ProfileSummary, Summary};
+use super::render::Sink;
+use super::report::{
+    Counts, JsonReport, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, Summary, Verdict,
+};
 use crate::judge::reading_from;
 use crate::judge::{Explanation, RuleCount};
+use crate::scenario::{LimitedRead, line_column, read_limited};
 
 /// Largest report file read, in bytes.
-const MAX_REPORT: u64 = 1 << 30;
+pub const MAX_REPORT: u64 = 1 << 30;
 
-/// Reads the reports at `paths` and merges them into `sink`.
+/// The most shards `kpe-check merge` (and `--shard K/N`) accepts.
+pub const MAX_SHARDS: u32 = 4096;
+
+/// The name `kpe-check merge` gives to errors about the set of shards.
+const MERGE: &str = "kpe-check merge";
+
+fn bad(file: &str, path: &str, message: String) -> CheckError {
+    CheckError::Input(InputError::at(file, path, 0, 0, message))
+}
+
+/// A signal stops the merge: nothing is written.
+fn heed_signal() -> Result<(), CheckError> {
+    match super::stop::interrupted() {
+        Some(signal) => Err(CheckError::Interrupted(signal)),
+        None => Ok(()),
+    }
+}
+
+/// Reads the reports at `paths` (`-` for standard input, once) and merges
+/// them into `sink`.
 ///
 /// # Errors
 ///
 /// [`CheckError::Input`] when a file cannot be read, is not a kpe-check
-/// JSON report, or the reports are not the shards of one run.
+/// JSON report, or the reports are not the shards of one run;
+/// [`CheckError::Interrupted`] when a signal stopped the merge.
 pub fn merge_files(paths: &[PathBuf], sink: &mut dyn Sink) -> Result<Summary, CheckError> {
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(bad(
+            "-",
+            ".",
+            "standard input is named more than once; it can hold one report".to_owned(),
+        ));
+    }
     let mut reports = Vec::new();
     for path in paths {
-        let file = path.display().to_string();
-        let bad = |message: String| CheckError::Input(InputError::at(&file, "", 0, 0, message));
-        let meta =
-            std::fs::metadata(path).map_err(|e| CheckError::Input(InputError::read(&file, e)))?;
-        if !meta.is_file() || meta.len() > MAX_REPORT {
-            return Err(bad(format!(
-                "expected a regular file of at most {MAX_REPORT} bytes holding a kpe-check JSON report"
-            )));
-        }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CheckError::Input(InputError::read(&file, e)))?;
-        let report = parse_json_report(&text).map_err(bad)?;
-        reports.push((file, report));
+        heed_signal()?;
+        reports.push(read_report(path)?);
     }
     merge_reports(&reports, sink)
+}
+
+/// Reads one shard report: a regular file (or standard input) of at most
+/// [`MAX_REPORT`] bytes, UTF-8, one JSON report of this version and
+/// nothing after it.
+///
+/// # Errors
+///
+/// [`CheckError::Input`] naming the file and where in it.
+pub fn read_report(path: &Path) -> Result<(String, JsonReport), CheckError> {
+    let file = path.display().to_string();
+    let bytes = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        let mut too_large = false;
+        let read = super::stop::read_heeding_signals(std::io::stdin(), |piece| {
+            if (bytes.len() + piece.len()) as u64 > MAX_REPORT {
+                too_large = true;
+                return Err(std::io::Error::other("more than the largest report"));
+            }
+            bytes.extend_from_slice(piece);
+            Ok(())
+        });
+        if let Some(signal) = super::stop::interrupted() {
+            return Err(CheckError::Interrupted(signal));
+        }
+        if too_large {
+            return Err(bad(
+                &file,
+                ".",
+                format!(
+                    "standard input holds more than {MAX_REPORT} bytes, the largest report read"
+                ),
+            ));
+        }
+        read.map_err(|e| CheckError::Input(InputError::read(&file, e)))?;
+        bytes
+    } else {
+        read_limited(path, MAX_REPORT).map_err(|e| match e {
+            LimitedRead::Io(e) => CheckError::Input(InputError::read(&file, e)),
+            LimitedRead::NotAFile(kind) => bad(
+                &file,
+                ".",
+                format!("it is {kind}, not a regular file holding a kpe-check JSON report"),
+            ),
+            LimitedRead::TooLarge(size) => bad(
+                &file,
+                ".",
+                format!(
+                    "{size} bytes is more than {MAX_REPORT}, the largest report read; \
+                     a shard report is a few bytes per unit"
+                ),
+            ),
+        })?
+    };
+    let report = parse_report_bytes(&file, &bytes)?;
+    Ok((file, report))
+}
+
+/// Parses the bytes of a JSON report named `file` (for errors).
+///
+/// # Errors
+///
+/// [`CheckError::Input`]: not UTF-8, a byte-order mark, malformed JSON, a
+/// field of the wrong type or unknown, trailing bytes, or another format
+/// or version; each at its line:column or JSON path.
+pub fn parse_report_bytes(file: &str, bytes: &[u8]) -> Result<JsonReport, CheckError> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let at = e.valid_up_to();
+            let (line, column) = line_column(&bytes[..at]);
+            return Err(CheckError::Input(InputError::at(
+                file,
+                ".",
+                line,
+                column,
+                format!(
+                    "byte 0x{:02x} is not UTF-8: a report is UTF-8 JSON",
+                    bytes[at]
+                ),
+            )));
+        }
+    };
+    if text.starts_with('\u{feff}') {
+        return Err(CheckError::Input(InputError::at(
+            file,
+            ".",
+            1,
+            1,
+            "the file starts with a byte-order mark (U+FEFF); a report is JSON without one"
+                .to_owned(),
+        )));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let report: JsonReport = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| CheckError::Input(InputError::from_json(file, e)))?;
+    if let Err(e) = de.end() {
+        return Err(CheckError::Input(InputError::at(
+            file,
+            ".",
+            e.line(),
+            e.column(),
+            "bytes after the report: a file holds one JSON report".to_owned(),
+        )));
+    }
+    if report.format != REPORT_FORMAT {
+        return Err(bad(
+            file,
+            "format",
+            format!(
+                "{:?} is not {REPORT_FORMAT:?}: not a kpe-check JSON report",
+                report.format
+            ),
+        ));
+    }
+    if report.version != REPORT_VERSION {
+        return Err(bad(
+            file,
+            "version",
+            format!(
+                "report version {} is not read by this kpe-check (it reads {REPORT_VERSION})",
+                report.version
+            ),
+        ));
+    }
+    Ok(report)
+}
+
+/// The first field (by its JSON path) in which two runs differ, with the
+/// values, so that a refusal says why two shards are not of one run.
+fn first_difference(a: &Run, b: &Run) -> Option<(&'static str, String, String)> {
+    fn show<T: serde::Serialize>(v: &T) -> String {
+        serde_json::to_string(v).unwrap_or_default()
+    }
+    let (x, y) = (&a.certificate, &b.certificate);
+    macro_rules! differ {
+        ($($name:literal: $a:expr, $b:expr;)*) => {
+            $(if $a != $b {
+                return Some(($name, show(&$a), show(&$b)));
+            })*
+        };
+    }
+    differ! {
+        "run.certificate.seed": x.seed, y.seed;
+        "run.certificate.kpe_check": x.kpe_check, y.kpe_check;
+        "run.certificate.suite": x.suite, y.suite;
+        "run.certificate.protocol": x.protocol, y.protocol;
+        "run.certificate.transcript": x.transcript, y.transcript;
+        "run.certificate.games": x.games, y.games;
+        "run.certificate.max_plies": x.max_plies, y.max_plies;
+        "run.certificate.perft_depth": x.perft_depth, y.perft_depth;
+        "run.certificate.only": x.only, y.only;
+        "run.certificate.skip": x.skip, y.skip;
+        "run.certificate.expect_fail": x.expect_fail, y.expect_fail;
+        "run.certificate.max_failures": x.max_failures, y.max_failures;
+        "run.source": a.source, b.source;
+        "run.kind": a.kind, b.kind;
+        "run.profile": a.profile, b.profile;
+        "run.profiles": a.profiles, b.profiles;
+    }
+    if let (Some(e), Some(f)) = (&a.engine, &b.engine)
+        && e != f
+    {
+        return Some(("run.engine", show(e), show(f)));
+    }
+    None
 }
 
 /// Merges shard reports (each with its file name, for errors) into `sink`.
@@ -49,62 +244,88 @@ pub fn merge_reports(
     reports: &[(String, JsonReport)],
     sink: &mut dyn Sink,
 ) -> Result<Summary, CheckError> {
-    let bad =
-        |file: &str, message: String| CheckError::Input(InputError::at(file, "", 0, 0, message));
     let Some((first_file, first)) = reports.first() else {
-        return Err(bad("kpe-check merge", "no report given".to_owned()));
+        return Err(bad(MERGE, ".", "no report given".to_owned()));
     };
     let Some(run0) = &first.run else {
         return Err(bad(
             first_file,
+            "run",
             "the report has no run: it stopped on bad input".to_owned(),
         ));
     };
     let count = run0.certificate.shard.map_or(1, |s| s.count);
-    let mut seen = vec![false; count as usize];
+    if count == 0 || count > MAX_SHARDS {
+        return Err(bad(
+            first_file,
+            "run.certificate.shard.count",
+            format!("{count} shards: expected 1 to {MAX_SHARDS}"),
+        ));
+    }
+    let mut given = BTreeSet::new();
     for (file, report) in reports {
+        heed_signal()?;
         let Some(run) = &report.run else {
             return Err(bad(
                 file,
+                "run",
                 "the report has no run: it stopped on bad input".to_owned(),
             ));
         };
-        if report.summary.is_none() {
+        let Some(summary) = &report.summary else {
             return Err(bad(
                 file,
+                "summary",
                 "the report has no summary: the run did not finish".to_owned(),
             ));
-        }
-        let mut a = run.clone();
-        let mut b = run0.clone();
-        a.certificate.shard = None;
-        b.certificate.shard = None;
-        a.engine = None;
-        b.engine = None;
-        if a != b {
+        };
+        if let Some((field, theirs, ours)) = first_difference(run, run0) {
             return Err(bad(
                 file,
+                field,
                 format!(
-                    "not a shard of the same run as {first_file}: the source, profiles or certificate (seed, suite, settings) differ"
+                    "not a shard of the same run as {first_file}: {field} is {theirs} here \
+                     and {ours} there; merge the shards of one run (same seed, engine, suite \
+                     and kpe-check version)"
                 ),
             ));
         }
-        let Some(shard) = run.certificate.shard.filter(|s| s.count == count) else {
+        let shard = run
+            .certificate
+            .shard
+            .unwrap_or(super::report::Shard { index: 1, count: 1 });
+        if shard.count != count {
             return Err(bad(
                 file,
-                format!("expected a report of a run with --shard K/{count}"),
+                "run.certificate.shard.count",
+                format!(
+                    "a report of a run with --shard K/{}, where {first_file} is of K/{count}",
+                    shard.count
+                ),
             ));
-        };
-        let slot = &mut seen[shard.index as usize - 1];
-        if *slot {
-            return Err(bad(file, format!("shard {shard} is given twice")));
         }
-        *slot = true;
+        if shard.index == 0 || shard.index > count {
+            return Err(bad(
+                file,
+                "run.certificate.shard.index",
+                format!("shard {}: expected an index from 1 to {count}", shard.index),
+            ));
+        }
+        if !given.insert(shard.index) {
+            return Err(bad(
+                file,
+                "run.certificate.shard",
+                format!("shard {shard} is given twice"),
+            ));
+        }
+        check_shard(file, report, run, summary, shard)?;
     }
-    if let Some(missing) = seen.iter().position(|s| !s) {
+    // At most as many steps as reports: the first share not given.
+    if let Some(missing) = (1..=count).find(|k| !given.contains(k)) {
         return Err(bad(
-            "kpe-check merge",
-            format!("shard {}/{count} is missing", missing + 1),
+            MERGE,
+            ".",
+            format!("shard {missing}/{count} is missing"),
         ));
     }
     let mut run = run0.clone();
@@ -120,51 +341,24 @@ pub fn merge_reports(
         .iter()
         .flat_map(|(_, r)| r.units.iter().cloned())
         .collect();
-    units.sort_by_key(|u| (index_of(u.profile), u.seq.unwrap_or(u64::MAX)));
+    units.sort_by_key(|u| (u.seq.unwrap_or(u64::MAX), index_of(u.profile)));
+    check_plan(reports, &units, count)?;
+    heed_signal()?;
     // Stopping rules over the whole plan: a shard cannot see the others.
     super::policy::normalize(&mut units, run.certificate.max_failures);
+    heed_signal()?;
     let several = run.profiles.len() > 1;
     let mut summary = Summary::default();
-    let mut rows: Vec<ProfileSummary> = Vec::new();
-    for (index, &profile) in run.profiles.iter().enumerate() {
-        let mut counts = Counts::default();
-        for unit in units.iter().filter(|u| index_of(u.profile) == index) {
+    let mut per_profile = vec![Counts::default(); run.profiles.len()];
+    for unit in &units {
+        if let Some(counts) = per_profile.get_mut(index_of(unit.profile)) {
             counts.add(unit);
         }
-        let mut explanations: Vec<Explanation> = Vec::new();
-        for (_, report) in reports {
-            let Some(row) = report
-                .summary
-                .as_ref()
-                .and_then(|s| s.profiles.iter().find(|p| p.profile == profile))
-            else {
-                continue;
-            };
-            for e in &row.explanations {
-                match explanations.iter_mut().find(|m| m.profile == e.profile) {
-                    Some(m) => {
-                        m.units += e.units;
-                        for r in &e.rules {
-                            match m.rules.iter_mut().find(|c| c.rule == r.rule) {
-                                Some(c) => c.units += r.units,
-                                None => m.rules.push(RuleCount {
-                                    rule: r.rule.clone(),
-                                    units: r.units,
-                                }),
-                            }
-                        }
-                    }
-                    None => explanations.push(e.clone()),
-                }
-            }
-        }
-        for e in &mut explanations {
-            e.rules.sort_by_key(|r| {
-                crate::judge::RULE_IDS
-                    .iter()
-                    .position(|(id, _)| *id == r.rule)
-            });
-        }
+        summary.add(unit);
+    }
+    let mut rows: Vec<ProfileSummary> = Vec::new();
+    for (&profile, counts) in run.profiles.iter().zip(per_profile) {
+        let explanations = merged_explanations(reports, profile);
         let reading = (counts.diverges > 0 && !explanations.is_empty())
             .then(|| reading_from(profile, &explanations));
         rows.push(ProfileSummary {
@@ -174,9 +368,6 @@ pub fn merge_reports(
             reading,
             explanations: Vec::new(),
         });
-    }
-    for unit in &units {
-        summary.add(unit);
     }
     for (_, report) in reports {
         let Some(s) = &report.summary else { continue };
@@ -191,9 +382,219 @@ pub fn merge_reports(
     }
     let output = |e| CheckError::Output(e);
     sink.begin(&run).map_err(output)?;
+    // Past here the report is written whole: a signal no longer stops it
+    // (writing is linear and short), so no half report is left.
     for unit in &units {
         sink.unit(unit).map_err(output)?;
     }
     sink.finish(&summary).map_err(output)?;
     Ok(summary)
+}
+
+/// One shard against itself: a shard of an interrupted run is refused; its
+/// summary counts are those of its units; every unit is of a profile of
+/// the run, has its place in the plan (`seq`) in this share, and a
+/// diverging unit says how it diverges.
+fn check_shard(
+    file: &str,
+    report: &JsonReport,
+    run: &Run,
+    summary: &Summary,
+    shard: super::report::Shard,
+) -> Result<(), CheckError> {
+    if let Some(signal) = &summary.interrupted {
+        return Err(bad(
+            file,
+            "summary.interrupted",
+            format!("the run of this shard was interrupted by {signal}: run the shard again"),
+        ));
+    }
+    let mut counts = Counts::default();
+    for (k, unit) in report.units.iter().enumerate() {
+        let at = |field: &str| format!("units[{k}]{field}");
+        if unit.verdict == Verdict::Diverges && unit.divergence.is_none() {
+            return Err(bad(
+                file,
+                &at(".divergence"),
+                format!(
+                    "unit {:?} diverges but says nothing of how: a diverging unit has a divergence",
+                    unit.id
+                ),
+            ));
+        }
+        if let Some(p) = unit.profile
+            && !run.profiles.contains(&p)
+        {
+            return Err(bad(
+                file,
+                &at(".profile"),
+                format!("profile {p} is not one of the run's profiles"),
+            ));
+        }
+        match unit.seq {
+            Some(seq) if shard.count > 1 && !shard.contains(seq) => {
+                return Err(bad(
+                    file,
+                    &at(".seq"),
+                    format!(
+                        "unit {:?} at place {seq} of the plan is not in shard {shard}: \
+                         a foreign unit",
+                        unit.id
+                    ),
+                ));
+            }
+            None if shard.count > 1 => {
+                return Err(bad(
+                    file,
+                    &at(".seq"),
+                    format!(
+                        "unit {:?} has no place in the plan (seq): not a unit of a --shard run",
+                        unit.id
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        counts.add(unit);
+    }
+    let stated = summary.counts();
+    for (field, units, said) in [
+        ("units", counts.units, stated.units),
+        ("conforming", counts.conforms, stated.conforms),
+        ("diverging", counts.diverges, stated.diverges),
+        ("errored", counts.errored, stated.errored),
+        ("skipped", counts.skipped, stated.skipped),
+        ("expected", counts.expected, stated.expected),
+        ("fixed", counts.fixed, stated.fixed),
+        ("plies", counts.plies, stated.plies),
+    ] {
+        if units != said {
+            return Err(bad(
+                file,
+                &format!("summary.{field}"),
+                format!("the summary says {said}, but the units listed add up to {units}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The units of all shards against the plan: each place (`seq`) once, none
+/// missing between the first and the last, and each share holding as many
+/// units as round-robin dealing gives it.
+fn check_plan(
+    reports: &[(String, JsonReport)],
+    units: &[super::report::UnitResult],
+    count: u32,
+) -> Result<(), CheckError> {
+    if count == 1 {
+        let mut seen = HashSet::new();
+        for u in units {
+            if !seen.insert((u.seq, u.profile, u.id.as_str())) {
+                return Err(bad(MERGE, ".", format!("unit {:?} is given twice", u.id)));
+            }
+        }
+        return Ok(());
+    }
+    // Sorted by place: each place once, none skipped.
+    for (k, unit) in units.iter().enumerate() {
+        let seq = unit.seq.unwrap_or(u64::MAX);
+        if seq < k as u64 {
+            let file = owner(reports, unit);
+            return Err(bad(
+                file,
+                "units",
+                format!(
+                    "unit {:?} at place {seq} of the plan is given twice",
+                    unit.id
+                ),
+            ));
+        }
+        if seq > k as u64 {
+            return Err(bad(
+                MERGE,
+                ".",
+                format!(
+                    "the unit at place {k} of the plan is in no shard (dropped); \
+                     the next given is {:?} at {seq}",
+                    unit.id
+                ),
+            ));
+        }
+    }
+    let total = units.len() as u64;
+    for (file, report) in reports {
+        let Some(shard) = report.run.as_ref().and_then(|r| r.certificate.shard) else {
+            continue;
+        };
+        let index = u64::from(shard.index - 1);
+        let n = u64::from(shard.count);
+        let expected = if total > index {
+            (total - index).div_ceil(n)
+        } else {
+            0
+        };
+        if report.units.len() as u64 != expected {
+            return Err(bad(
+                file,
+                "units",
+                format!(
+                    "shard {shard} lists {} units, but a plan of {total} units deals it {expected}: \
+                     a unit was dropped",
+                    report.units.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The file that holds `unit` (for errors).
+fn owner<'a>(reports: &'a [(String, JsonReport)], unit: &super::report::UnitResult) -> &'a str {
+    reports
+        .iter()
+        .find(|(_, r)| r.units.iter().any(|u| u.seq == unit.seq && u.id == unit.id))
+        .map_or(MERGE, |(f, _)| f.as_str())
+}
+
+/// The explanations of `profile`'s divergences over all shards, added up.
+fn merged_explanations(
+    reports: &[(String, JsonReport)],
+    profile: crate::profile::Profile,
+) -> Vec<Explanation> {
+    let mut explanations: Vec<Explanation> = Vec::new();
+    for (_, report) in reports {
+        let Some(row) = report
+            .summary
+            .as_ref()
+            .and_then(|s| s.profiles.iter().find(|p| p.profile == profile))
+        else {
+            continue;
+        };
+        for e in &row.explanations {
+            match explanations.iter_mut().find(|m| m.profile == e.profile) {
+                Some(m) => {
+                    m.units += e.units;
+                    for r in &e.rules {
+                        match m.rules.iter_mut().find(|c| c.rule == r.rule) {
+                            Some(c) => c.units += r.units,
+                            None => m.rules.push(RuleCount {
+                                rule: r.rule.clone(),
+                                units: r.units,
+                            }),
+                        }
+                    }
+                }
+                None => explanations.push(e.clone()),
+            }
+        }
+    }
+    for e in &mut explanations {
+        e.rules.sort_by_key(|r| {
+            crate::judge::RULE_IDS
+                .iter()
+                .position(|(id, _)| *id == r.rule)
+        });
+    }
+    explanations
 }

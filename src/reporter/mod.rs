@@ -15,22 +15,32 @@
 
 mod input;
 mod merge;
+mod output;
 mod policy;
 mod render;
 mod render_html;
 mod report;
 mod side;
+mod stop;
 
 pub use input::{CheckError, FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTES};
+
+/// The most threads or engine processes `--jobs` asks for: more is refused
+/// (each engine holds pipes and a process; the machine's limits on open
+/// files and processes would fail first, and be blamed on the input).
+pub const MAX_JOBS: u32 = 256;
 pub(crate) use input::{Guarded, guarded};
-pub use merge::{merge_files, merge_reports};
+pub use merge::{
+    MAX_REPORT, MAX_SHARDS, merge_files, merge_reports, parse_report_bytes, read_report,
+};
+pub use output::{OutputError, check_outputs, write_atomically};
 pub use policy::{
-    DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, Pattern, Policy, PolicySink, chain_of,
-    is_failure, normalize, stop_reason, stopped_reason,
+    DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, MAX_EXPECT_FAIL, Pattern, Policy, PolicySink,
+    StopState, Unmatched, chain_of, is_failure, normalize, stop_reason, stopped_reason,
 };
 pub use render::{
     Detail, HumanSink, JUNIT_VERSION, JsonSink, JunitSink, Sink, Tee, junit_classname,
-    parse_json_report,
+    parse_json_report, xml_safe,
 };
 pub use render_html::HtmlSink;
 pub use report::{
@@ -38,4 +48,5 @@ pub use report::{
     JsonReport, KPE_CHECK_VERSION, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, RunKind,
     RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
 };
-pub use side::{Badge, BadgeSink, ExpectFailWriter, check_writable, write_atomically};
+pub use side::{Badge, BadgeSink, ExpectFailWriter};
+pub use stop::{Signal, interrupted, read_heeding_signals, record_signal};

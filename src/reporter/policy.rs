@@ -48,6 +48,13 @@ impl std::str::FromStr for Pattern {
         if s.is_empty() {
             return Err("an empty pattern matches no unit".to_owned());
         }
+        if looks_like_rule_id(s) {
+            let known: Vec<&str> = RULE_IDS.iter().map(|(id, _)| *id).collect();
+            return Err(format!(
+                "`{s}` is not a rule ID of spec/RULES.md; the rules are {}",
+                known.join(", ")
+            ));
+        }
         let glob = Glob::new(s).map_err(|e| format!("`{s}` is not a glob: {e}"))?;
         Ok(Pattern {
             text: s.to_owned(),
@@ -57,11 +64,26 @@ impl std::str::FromStr for Pattern {
     }
 }
 
+/// Whether `s` has the shape of a rule ID (`CAP-2`: capitals, a dash,
+/// digits); unit ids are lower case, so such a pattern that names no rule
+/// is a mistake, not a glob that happens to match nothing.
+fn looks_like_rule_id(s: &str) -> bool {
+    s.split_once('-').is_some_and(|(word, number)| {
+        !word.is_empty()
+            && word.bytes().all(|b| b.is_ascii_uppercase())
+            && !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
 impl fmt::Display for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
 }
+
+/// The largest `--expect-fail` file read, in bytes.
+pub const MAX_EXPECT_FAIL: u64 = 1 << 20;
 
 /// One line of an `--expect-fail` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,7 +150,54 @@ impl Policy {
     /// A bad-input error naming the file, line and column.
     pub fn load_expected(&mut self, path: &Path) -> Result<(), InputError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| InputError::read(&file, e))?;
+        let bad = |message: String| InputError::at(&file, "", 0, 0, message);
+        let bytes = crate::scenario::read_limited(path, MAX_EXPECT_FAIL).map_err(|e| match e {
+            crate::scenario::LimitedRead::Io(e) => InputError::read(&file, e),
+            crate::scenario::LimitedRead::NotAFile(kind) => bad(format!(
+                "it is {kind}, not a regular file; --expect-fail reads a text file of known divergences"
+            )),
+            crate::scenario::LimitedRead::TooLarge(size) => bad(format!(
+                "{size} bytes is more than {MAX_EXPECT_FAIL}, the largest --expect-fail file read"
+            )),
+        })?;
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let (line, column) = crate::scenario::line_column(&e.as_bytes()[..at]);
+                return Err(InputError::at(
+                    &file,
+                    "",
+                    line,
+                    column,
+                    format!(
+                        "byte 0x{:02x} is not UTF-8: an --expect-fail file is UTF-8 text",
+                        e.as_bytes()[at]
+                    ),
+                ));
+            }
+        };
+        self.parse_expected(&file, &text)
+    }
+
+    /// Reads the lines of an `--expect-fail` file named `file` (for
+    /// errors) from `text`, as [`Policy::load_expected`] does.
+    ///
+    /// # Errors
+    ///
+    /// A byte-order mark, or a line that is not `UNIT-ID
+    /// RULE-ID[,RULE-ID...] [PROFILE]`, at its line and column.
+    pub fn parse_expected(&mut self, file: &str, text: &str) -> Result<(), InputError> {
+        if text.starts_with('\u{feff}') {
+            return Err(InputError::at(
+                file,
+                "",
+                1,
+                1,
+                "the file starts with a byte-order mark (U+FEFF); save it as UTF-8 without one"
+                    .to_owned(),
+            ));
+        }
         for (k, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim_end();
             let words: Vec<&str> = line.split_whitespace().collect();
@@ -296,11 +365,12 @@ pub fn stop_reason<'a>(
 }
 
 /// Applies [`stop_reason`] to `units`, in order: a unit that ran but that
-/// the rules say should not have is reported as not run.
+/// the rules say should not have is reported as not run. Linear in the
+/// units: what the rules ask of the earlier units is kept as it goes
+/// ([`StopState`]), not counted again for each unit.
 pub fn normalize(units: &mut [UnitResult], max_failures: Option<u64>) {
-    for i in 0..units.len() {
-        let (earlier, rest) = units.split_at_mut(i);
-        let unit = &mut rest[0];
+    let mut state = StopState::default();
+    for unit in units.iter_mut() {
         let static_skip = unit.verdict == Verdict::Skipped
             && !unit
                 .reason
@@ -310,16 +380,10 @@ pub fn normalize(units: &mut [UnitResult], max_failures: Option<u64>) {
             .reason
             .as_deref()
             .is_some_and(|r| r.contains("gave up"));
-        if static_skip || gave_up {
-            continue;
-        }
-        if let Some(reason) = stop_reason(
-            earlier.iter(),
-            &unit.kind,
-            &unit.id,
-            unit.profile,
-            max_failures,
-        ) {
+        if !static_skip
+            && !gave_up
+            && let Some(reason) = state.reason(&unit.kind, &unit.id, unit.profile, max_failures)
+        {
             let mut skipped = UnitResult::skipped(
                 unit.kind.clone(),
                 unit.id.clone(),
@@ -330,6 +394,93 @@ pub fn normalize(units: &mut [UnitResult], max_failures: Option<u64>) {
             skipped.seq = unit.seq;
             *unit = skipped;
         }
+        state.record(unit);
+    }
+}
+
+/// What [`stop_reason`] asks of the units before one, kept up to date unit
+/// by unit: the failures, and per profile whether the engine did not
+/// start, the perft chains that failed and the random games that diverged.
+#[derive(Default)]
+pub struct StopState {
+    failures: u64,
+    profiles: Vec<(Option<Profile>, ProfileStop)>,
+}
+
+#[derive(Default)]
+struct ProfileStop {
+    did_not_start: bool,
+    failed_chains: std::collections::HashSet<String>,
+    diverged_random: usize,
+}
+
+impl StopState {
+    fn of(&self, profile: Option<Profile>) -> Option<&ProfileStop> {
+        self.profiles
+            .iter()
+            .find(|(p, _)| *p == profile)
+            .map(|(_, s)| s)
+    }
+
+    /// Counts `unit` in, as one of the earlier units of those after it.
+    pub fn record(&mut self, unit: &UnitResult) {
+        let failure = is_failure(unit);
+        self.failures += u64::from(failure);
+        let at = match self.profiles.iter().position(|(p, _)| *p == unit.profile) {
+            Some(at) => at,
+            None => {
+                self.profiles.push((unit.profile, ProfileStop::default()));
+                self.profiles.len() - 1
+            }
+        };
+        let mine = &mut self.profiles[at].1;
+        if unit.verdict == Verdict::Errored && unit.reason.as_deref() == Some(DID_NOT_START) {
+            mine.did_not_start = true;
+        }
+        if failure && let Some(chain) = chain_of(&unit.kind, &unit.id) {
+            mine.failed_chains.insert(chain.to_owned());
+        }
+        if unit.kind == "random-game"
+            && matches!(unit.verdict, Verdict::Diverges | Verdict::Expected)
+        {
+            mine.diverged_random += 1;
+        }
+    }
+
+    /// [`stop_reason`] for a unit after those recorded.
+    #[must_use]
+    pub fn reason(
+        &self,
+        kind: &str,
+        id: &str,
+        profile: Option<Profile>,
+        max_failures: Option<u64>,
+    ) -> Option<String> {
+        if let Some(n) = max_failures
+            && self.failures >= n
+        {
+            return Some(stopped_reason(n));
+        }
+        let mine = self.of(profile)?;
+        if mine.did_not_start {
+            return Some(format!(
+                "not run: {DID_NOT_START} (see the errored unit before)"
+            ));
+        }
+        if let Some(chain) = chain_of(kind, id)
+            && mine.failed_chains.contains(chain)
+        {
+            return Some(
+                "not run: a shallower count of the same tree failed, and deeper ones fail for the same reason"
+                    .to_owned(),
+            );
+        }
+        if kind == "random-game" && mine.diverged_random >= MAX_DIVERGING_GAMES {
+            return Some(format!(
+                "not run: {MAX_DIVERGING_GAMES} random games had already diverged"
+            ));
+        }
+        None
     }
 }
 
@@ -349,6 +500,63 @@ pub struct PolicySink<'a> {
     summary: Summary,
     failures: u64,
     left_out: u64,
+    unmatched: Unmatched<'a>,
+}
+
+/// The `--expect-fail` lines that match no unit of a run: each is a note
+/// of the report (a typo in an id, or a unit the suite no longer has),
+/// not an error, since a list kept for several runs may name units that
+/// one run leaves out. Memory is bounded by the file, not by the units.
+pub struct Unmatched<'a> {
+    policy: &'a Policy,
+    by_id: std::collections::HashMap<&'a str, Vec<usize>>,
+    seen: Vec<bool>,
+}
+
+impl<'a> Unmatched<'a> {
+    /// Nothing seen yet.
+    #[must_use]
+    pub fn new(policy: &'a Policy) -> Unmatched<'a> {
+        let mut by_id: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (k, e) in policy.expected.iter().enumerate() {
+            by_id.entry(e.id.as_str()).or_default().push(k);
+        }
+        Unmatched {
+            policy,
+            by_id,
+            seen: vec![false; policy.expected.len()],
+        }
+    }
+
+    /// Marks the lines that `unit` matches.
+    pub fn see(&mut self, unit: &UnitResult) {
+        for &k in self.by_id.get(unit.id.as_str()).into_iter().flatten() {
+            let e = &self.policy.expected[k];
+            if e.profile
+                .is_none_or(|p| unit.profile.is_none_or(|u| u == p))
+            {
+                self.seen[k] = true;
+            }
+        }
+    }
+
+    /// A note for each line that matched no unit.
+    #[must_use]
+    pub fn notes(&self) -> Vec<String> {
+        self.policy
+            .expected
+            .iter()
+            .zip(&self.seen)
+            .filter(|(_, seen)| !**seen)
+            .map(|(e, _)| {
+                format!(
+                    "{}: `{}` is listed as a known divergence but matches no unit of this run",
+                    e.at, e.id
+                )
+            })
+            .collect()
+    }
 }
 
 impl<'a> PolicySink<'a> {
@@ -360,6 +568,7 @@ impl<'a> PolicySink<'a> {
             summary: Summary::default(),
             failures: 0,
             left_out: 0,
+            unmatched: Unmatched::new(policy),
         }
     }
 
@@ -396,6 +605,7 @@ impl Sink for PolicySink<'_> {
                 self.failures += 1;
             }
         }
+        self.unmatched.see(&unit);
         self.summary.add(&unit);
         self.inner.unit(&unit)
     }
@@ -412,6 +622,11 @@ impl Sink for PolicySink<'_> {
                 self.left_out,
                 if self.left_out == 1 { "" } else { "s" }
             ));
+        }
+        if ours.interrupted.is_none() {
+            for note in self.unmatched.notes() {
+                ours.note(note);
+            }
         }
         self.summary = ours.clone();
         self.inner.finish(&ours)

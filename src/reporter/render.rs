@@ -785,6 +785,31 @@ pub fn parse_json_report(text: &str) -> Result<JsonReport, String> {
 /// `<testsuite>`; version 2 gives them once.
 pub const JUNIT_VERSION: u32 = 2;
 
+/// Text as XML 1.0 allows it: a character the format forbids anywhere
+/// (the C0 controls but tab, line feed and carriage return; U+FFFE and
+/// U+FFFF) is shown as `\u{...}`, so that an engine name, transcript id,
+/// shard field or message holding one still gives a well-formed report.
+/// quick-xml escapes the markup characters (`<`, `&`, quotes) itself.
+#[must_use]
+pub fn xml_safe(text: &str) -> String {
+    let allowed = |c: char| {
+        matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
+            || u32::from(c) >= 0x1_0000
+    };
+    if text.chars().all(allowed) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if allowed(c) {
+                c.to_string()
+            } else {
+                format!("\\u{{{:x}}}", u32::from(c))
+            }
+        })
+        .collect()
+}
+
 /// Seconds as JUnit writes them: three decimals, never negative (an empty
 /// sum of `f64` is `-0.0`, and `-0.000` is not a valid `xs:decimal` time
 /// under Jenkins' schema).
@@ -872,7 +897,7 @@ impl JunitSink {
                 .into_iter()
                 .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v))),
         );
-        props
+        props.into_iter().map(|(k, v)| (k, xml_safe(&v))).collect()
     }
 
     fn write(&self, out_text: &str) -> io::Result<()> {
@@ -900,7 +925,7 @@ impl JunitSink {
             .sum();
         let name = self.run.as_ref().map_or_else(
             || "kpe-check".to_owned(),
-            |r| format!("kpe-check {}", r.source),
+            |r| xml_safe(&format!("kpe-check {}", r.source)),
         );
         let mut root = BytesStart::new("testsuites");
         root.push_attribute(("name", name.as_str()));
@@ -1011,7 +1036,7 @@ impl JunitSink {
             if k == last && !out_text.is_empty() {
                 w.write_event(Event::Start(BytesStart::new("system-out")))
                     .map_err(io)?;
-                w.write_event(Event::Text(BytesText::new(out_text)))
+                w.write_event(Event::Text(BytesText::new(&xml_safe(out_text))))
                     .map_err(io)?;
                 w.write_event(Event::End(BytesEnd::new("system-out")))
                     .map_err(io)?;
@@ -1023,7 +1048,7 @@ impl JunitSink {
             .map_err(io)?;
         let mut bytes = w.into_inner();
         bytes.push(b'\n');
-        std::fs::write(&self.path, bytes)
+        super::output::write_atomically(&self.path, &bytes)
     }
 }
 
@@ -1097,15 +1122,24 @@ impl Sink for JunitSink {
                 String::new(),
             )),
         };
+        let outcome = outcome.map(|(element, message, kind, text)| {
+            (
+                element,
+                xml_safe(&message),
+                xml_safe(&kind),
+                xml_safe(&text),
+            )
+        });
+        let suite_name = xml_safe(&suite_name);
         let case = JunitCase {
-            name: unit.short_label(),
-            classname,
+            name: xml_safe(&unit.short_label()),
+            classname: xml_safe(&classname),
             time: unit.time,
             outcome,
             reruns: unit
                 .retried
                 .iter()
-                .map(|e| (e.message.clone(), e.code.clone()))
+                .map(|e| (xml_safe(&e.message), xml_safe(&e.code)))
                 .collect(),
         };
         match self.suites.iter_mut().find(|s| s.name == suite_name) {
@@ -1125,7 +1159,7 @@ impl Sink for JunitSink {
     }
 
     fn fail(&mut self, error: &InputError) -> io::Result<()> {
-        self.error = Some(error.to_string());
+        self.error = Some(xml_safe(&error.to_string()));
         self.write(&format!("error: {error}\n"))
     }
 }

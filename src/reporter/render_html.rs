@@ -115,7 +115,7 @@ impl HtmlSink {
     }
 
     fn write(&self, summary: Option<&Summary>, error: Option<&InputError>) -> io::Result<()> {
-        std::fs::write(&self.path, self.page(summary, error))
+        super::output::write_atomically(&self.path, self.page(summary, error).as_bytes())
     }
 }
 

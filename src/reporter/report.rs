@@ -168,13 +168,29 @@ impl std::str::FromStr for Shard {
 
     /// `K/N` with 1 <= K <= N.
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("`{s}`: expected K/N with 1 <= K <= N, e.g. 2/4");
+        let max = super::merge::MAX_SHARDS;
+        let bad = || format!("`{s}`: expected K/N with 1 <= K <= N <= {max}, e.g. 2/4");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let index: u32 = k.trim().parse().map_err(|_| bad())?;
-        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        let number = |t: &str| -> Result<u64, String> {
+            let t = t.trim();
+            if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            // Digits only: too many of them is a number past the limit.
+            Ok(t.parse().unwrap_or(u64::MAX))
+        };
+        let (index, count) = (number(k)?, number(n)?);
+        if count > u64::from(max) {
+            return Err(format!(
+                "`{s}`: at most {max} shards (N <= {max}); {count} shards of one run is more than any CI matrix holds"
+            ));
+        }
         if index == 0 || count == 0 || index > count {
             return Err(bad());
         }
+        let (Ok(index), Ok(count)) = (u32::try_from(index), u32::try_from(count)) else {
+            return Err(bad());
+        };
         Ok(Shard { index, count })
     }
 }

@@ -7,70 +7,12 @@
 //! file renamed into place, so that a run that dies leaves the old file
 //! whole.
 
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
+use super::output::write_atomically;
 use super::{InputError, Run, Sink, Summary, UnitResult, Verdict};
 use crate::profile::Profile;
-
-/// Writes `bytes` to `path` through a temporary file beside it, renamed
-/// into place.
-///
-/// # Errors
-///
-/// When the folder cannot be written, naming the path.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let named = |e: io::Error| {
-        // The OS's own words, without tempfile's name of its scratch file.
-        io::Error::new(e.kind(), format!("{}: {}", path.display(), os_words(&e)))
-    };
-    let mut file = tempfile::NamedTempFile::new_in(folder_of(path)).map_err(named)?;
-    file.write_all(bytes).map_err(named)?;
-    file.as_file().sync_all().map_err(named)?;
-    file.persist(path).map_err(|e| named(e.error))?;
-    Ok(())
-}
-
-/// The operating system's words for `e`, without the name of tempfile's
-/// scratch file that it adds.
-fn os_words(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at path ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    }
-}
-
-/// The folder a file at `path` goes in (`.` for a bare name).
-fn folder_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
-/// Whether a file can be written at `path`, found out before a run starts
-/// by creating (and removing) a scratch file beside it.
-///
-/// # Errors
-///
-/// Why not, naming the path.
-pub fn check_writable(path: &Path) -> io::Result<()> {
-    if path.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            format!("{}: is a folder, not a file", path.display()),
-        ));
-    }
-    tempfile::NamedTempFile::new_in(folder_of(path))
-        .map(drop)
-        .map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("{}: cannot be written: {}", path.display(), os_words(&e)),
-            )
-        })
-}
 
 /// One line of a known-failures file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -377,18 +319,5 @@ mod tests {
             s[at..].split('"').next().unwrap().parse::<u32>().unwrap()
         };
         assert!(width(&long.svg()) > width(&short));
-    }
-
-    #[test]
-    fn the_atomic_write_replaces_and_names_an_unwritable_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        write_atomically(&path, b"one").unwrap();
-        write_atomically(&path, b"two").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"two");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        let bad = dir.path().join("no-such-folder").join("f.txt");
-        let e = write_atomically(&bad, b"x").unwrap_err();
-        assert!(e.to_string().contains("no-such-folder"), "{e}");
     }
 }

@@ -296,7 +296,7 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LimitedRe
 }
 
 /// What a file that is not a regular file is, in words.
-fn file_type_name(t: &std::fs::FileType) -> &'static str {
+pub(crate) fn file_type_name(t: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;

@@ -142,7 +142,14 @@ impl Consumer for MainPass<'_> {
     fn game(&mut self, _: &MainMode, (unit, rules): (UnitResult, RuleSet)) -> Result<(), Abort> {
         self.summary.rules.extend(rules);
         self.summary.add(&unit);
-        self.sink.unit(&unit).map_err(Abort::Output)
+        self.sink.unit(&unit).map_err(Abort::Output)?;
+        // A signal stops the check between games: what was checked is
+        // reported, the rest of the file is not read.
+        if let Some(signal) = crate::reporter::interrupted() {
+            self.summary.interrupted = Some(signal.to_string());
+            return Err(Abort::Done);
+        }
+        Ok(())
     }
 }
 
@@ -177,6 +184,21 @@ pub(super) fn main_pass(
 pub fn spool(mut reader: impl Read) -> io::Result<tempfile::NamedTempFile> {
     let mut file = tempfile::NamedTempFile::new()?;
     io::copy(&mut reader, file.as_file_mut())?;
+    file.as_file_mut().flush()?;
+    Ok(file)
+}
+
+/// [`spool`] of standard input, which may stay open and silent: a signal
+/// stops the copy at once ([`crate::reporter::read_heeding_signals`]).
+///
+/// # Errors
+///
+/// When standard input or the temporary file fails, or a signal arrived
+/// ([`io::ErrorKind::Interrupted`]).
+pub fn spool_stdin() -> io::Result<tempfile::NamedTempFile> {
+    let mut file = tempfile::NamedTempFile::new()?;
+    let out = file.as_file_mut();
+    crate::reporter::read_heeding_signals(io::stdin(), |piece| out.write_all(piece))?;
     file.as_file_mut().flush()?;
     Ok(file)
 }
@@ -232,7 +254,12 @@ pub fn check_transcript_file_with(
 ) -> Result<Summary, CheckError> {
     let source = options.source(path);
     let (mut summary, profile) = main_pass(path, &source, options.jobs, sink)?;
-    if summary.diverging > 0 {
+    if summary.interrupted.is_none()
+        && let Some(signal) = crate::reporter::interrupted()
+    {
+        summary.interrupted = Some(signal.to_string());
+    }
+    if summary.diverging > 0 && summary.interrupted.is_none() {
         let mut file = TranscriptFile::with_options(path, options);
         match name_reading(profile, &mut file) {
             Ok(reading) => summary.reading = Some(reading),

@@ -24,14 +24,79 @@ pub(super) fn open(path: &Path, name: &str) -> Result<Guarded<File>, InputError>
             kind: InputErrorKind::Directory,
         });
     }
+    if !meta.is_file() {
+        // Opening a FIFO blocks until a writer comes, and a device such
+        // as /dev/zero never ends: neither is opened.
+        let kind = crate::scenario::file_type_name(&meta.file_type());
+        return Err(InputError::at(
+            &name,
+            "",
+            0,
+            0,
+            format!(
+                "it is {kind}, not a regular file; to check what a pipe carries, \
+                 give `-` and pipe it to standard input"
+            ),
+        ));
+    }
     if meta.len() == 0 {
         return Err(InputError {
             file: name,
             kind: InputErrorKind::Empty,
         });
     }
-    let file = File::open(path).map_err(|e| InputError::read(&name, e))?;
+    let mut file = File::open(path).map_err(|e| InputError::read(&name, e))?;
+    let mut start = [0; 3];
+    let n = file
+        .read(&mut start)
+        .map_err(|e| InputError::read(&name, e))?;
+    if start[..n] == [0xef, 0xbb, 0xbf] {
+        return Err(InputError::at(
+            &name,
+            "",
+            1,
+            1,
+            "the file starts with a byte-order mark (U+FEFF); JSON input is UTF-8 without one: \
+             save it without the mark"
+                .to_owned(),
+        ));
+    }
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| InputError::read(&name, e))?;
     Ok(guarded(file))
+}
+
+/// Where the value of a top-level `"format": VALUE` is in the file at
+/// `path` (line and column, 1-based), looked for in its first MiB: for
+/// the error about an unknown format.
+fn format_place(path: &Path, value: &str) -> Option<(usize, usize)> {
+    let mut head = Vec::new();
+    File::open(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut head)
+        .ok()?;
+    let wanted = serde_json::to_vec(value).ok()?;
+    let key = b"\"format\"";
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&head[from..], key) {
+        let mut i = from + at + key.len();
+        let skip = |i: &mut usize| {
+            while head.get(*i).is_some_and(u8::is_ascii_whitespace) {
+                *i += 1;
+            }
+        };
+        skip(&mut i);
+        if head.get(i) == Some(&b':') {
+            i += 1;
+            skip(&mut i);
+            if head[i..].starts_with(&wanted) {
+                return Some(crate::scenario::line_column(&head[..i]));
+            }
+        }
+        from += at + 1;
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------
@@ -53,7 +118,14 @@ pub fn file_kind(path: &Path) -> Result<FileKind, InputError> {
     // parsed; anything out of the ordinary is left to the parse below,
     // whose errors say what is wrong and where.
     match scanned_kind(&mut file) {
-        Some(Scanned::Format(value)) => kind_named(&source, &value),
+        Some(Scanned::Format(value)) => kind_named(&source, &value).map_err(|mut e| {
+            if let (InputErrorKind::Json { line, column, .. }, Some((l, c))) =
+                (&mut e.kind, format_place(path, &value))
+            {
+                (*line, *column) = (l, c);
+            }
+            e
+        }),
         // Only a transcript has games: its reader checks `format`, later
         // in the file (a header after the games, as with sorted keys, is
         // found with no scan of the games here).

@@ -54,7 +54,7 @@ mod span;
 
 pub use check::{
     TranscriptFile, check_transcript_file, check_transcript_file_with, check_transcript_reader,
-    spool,
+    spool, spool_stdin,
 };
 pub use kind::{file_kind, file_kind_of_reader};
 pub use reader::{HEADER_AT_END_BYTES, HEADER_AT_END_TRIES, MAX_NOTED_GAMES, Options};

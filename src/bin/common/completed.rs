@@ -44,7 +44,15 @@ where
         value: &OsStr,
     ) -> Result<T, clap::Error> {
         StringValueParser::new()
-            .try_map(|text| text.parse::<T>())
+            .try_map(|text| {
+                if let Some(twice) = repeated_switch(&text) {
+                    return Err(format!(
+                        "`{twice}` is given twice in `{text}`: name each switch once"
+                    )
+                    .into());
+                }
+                text.parse::<T>().map_err(Into::into)
+            })
             .parse_ref(cmd, arg, value)
     }
 
@@ -55,6 +63,21 @@ where
                 .map(|name| PossibleValue::new(name.as_str())),
         ))
     }
+}
+
+/// A switch named twice in one profile (`skip-origin,skip-origin`): the
+/// profile types would take it as once, and a repeated word is more often
+/// a typo for another switch than meant.
+fn repeated_switch(text: &str) -> Option<&str> {
+    for profile in text.split('|') {
+        let words: Vec<&str> = profile.split(',').map(str::trim).collect();
+        for (k, word) in words.iter().enumerate() {
+            if !word.is_empty() && words[..k].contains(word) {
+                return Some(word);
+            }
+        }
+    }
+    None
 }
 
 /// The names of all 32 profiles, `default` first.

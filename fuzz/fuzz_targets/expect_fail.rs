@@ -1,0 +1,10 @@
+//! Fuzz target `expect_fail`: see `../entries.rs`.
+#![no_main]
+
+mod entries {
+    // Each target uses one of the entry points.
+    #![allow(dead_code)]
+    include!("../entries.rs");
+}
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entries::expect_fail(data));
