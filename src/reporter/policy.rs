@@ -206,7 +206,7 @@ impl Policy {
             }
             let at = |word: usize, message: String| {
                 let column = raw.find(words[word]).map_or(1, |c| c + 1);
-                InputError::at(&file, "", k + 1, column, message)
+                InputError::at(file, "", k + 1, column, message)
             };
             if words.len() < 2 || words.len() > 3 {
                 return Err(at(
