@@ -601,3 +601,65 @@ fn expect_fail_lines_that_match_no_unit_are_noted() {
         "{err}"
     );
 }
+
+/// The stopping rules kept unit by unit ([`kpe::reporter::StopState`],
+/// which makes merge and the scheduler linear) give the answer of
+/// [`kpe::reporter::stop_reason`] over all earlier units, for every unit
+/// of a plan that trips each rule.
+#[test]
+fn the_running_stopping_rules_match_the_rules_over_all_earlier_units() {
+    use kpe::reporter::{EngineError, StopState, UnitResult, Verdict, stop_reason};
+    let default = Some(kpe::Profile::default());
+    let other = Some("skip-origin".parse::<kpe::Profile>().unwrap());
+    let mut units = Vec::new();
+    for k in 0..14 {
+        let mut u = UnitResult::conforming("random-game", format!("random/{k}"), None, 5);
+        if k % 2 == 0 {
+            u.verdict = Verdict::Diverges;
+        }
+        u.profile = if k % 3 == 0 { other } else { default };
+        units.push(u);
+    }
+    for depth in 1..4 {
+        let mut u = UnitResult::conforming("perft", format!("perft/initial/{depth}"), None, 0);
+        if depth == 1 {
+            u.verdict = Verdict::Errored;
+        }
+        u.profile = default;
+        units.push(u);
+    }
+    let mut dead = UnitResult::errored(
+        "scenario",
+        "cap-1".into(),
+        None,
+        0,
+        EngineError {
+            code: "spawn".into(),
+            message: "no".into(),
+            ply: None,
+            request: None,
+            stderr: Vec::new(),
+            stderr_bytes: 0,
+        },
+    );
+    dead.reason = Some(kpe::reporter::DID_NOT_START.to_owned());
+    dead.profile = other;
+    units.push(dead);
+    units.push({
+        let mut u = UnitResult::conforming("scenario", "cap-2".into(), None, 1);
+        u.profile = other;
+        u
+    });
+    for max in [None, Some(3), Some(40)] {
+        let mut state = StopState::default();
+        for (i, u) in units.iter().enumerate() {
+            assert_eq!(
+                state.reason(&u.kind, &u.id, u.profile, max),
+                stop_reason(units[..i].iter(), &u.kind, &u.id, u.profile, max),
+                "unit {i} ({}), max {max:?}",
+                u.id
+            );
+            state.record(u);
+        }
+    }
+}

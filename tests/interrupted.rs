@@ -35,7 +35,7 @@ fn a_recorded_signal_stops_transcripts_between_games_and_merges_before_output() 
     assert_eq!(report["summary"]["interrupted"], "SIGINT");
     let mut out = Vec::new();
     let mut sink = JsonSink::new(&mut out);
-    let merged = kpe::reporter::merge_files(&[transcript.clone()], &mut sink);
+    let merged = kpe::reporter::merge_files(std::slice::from_ref(&transcript), &mut sink);
     assert!(matches!(merged, Err(CheckError::Interrupted(Signal::Int))));
     drop(sink);
     assert!(

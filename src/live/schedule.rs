@@ -111,20 +111,34 @@ impl WorkerTime {
 
 /// Why a unit is not to be run, looking only at results earlier in the
 /// plan: the same question is asked again, in plan order, at the end.
-fn stop_reason(
-    plan: &[Planned],
-    results: &[Option<Done>],
-    i: usize,
-    policy: &Policy,
-) -> Option<String> {
+/// The finished results at the start of the plan are kept counted in
+/// `state.prefix` ([`crate::reporter::StopState`]), so that each unit costs
+/// only the finished results after the first gap, not all before it.
+fn stop_reason(plan: &[Planned], state: &mut State, i: usize, policy: &Policy) -> Option<String> {
+    while state.prefix_len < i {
+        let Some(d) = &state.results[state.prefix_len] else {
+            break;
+        };
+        state.prefix.record(&d.result);
+        state.prefix_len += 1;
+    }
     let me = &plan[i];
-    crate::reporter::stop_reason(
-        results[..i].iter().flatten().map(|d| &d.result),
-        me.unit.kind(),
-        &me.unit.id(),
-        Some(me.profile),
-        policy.max_failures,
-    )
+    let ask = |stop: &crate::reporter::StopState| {
+        stop.reason(
+            me.unit.kind(),
+            &me.unit.id(),
+            Some(me.profile),
+            policy.max_failures,
+        )
+    };
+    if state.prefix_len == i {
+        return ask(&state.prefix);
+    }
+    let mut stop = state.prefix.clone();
+    for d in state.results[state.prefix_len..i].iter().flatten() {
+        stop.record(&d.result);
+    }
+    ask(&stop)
 }
 
 fn skipped(planned: &Planned, reason: String) -> Done {
@@ -145,6 +159,9 @@ fn skipped(planned: &Planned, reason: String) -> Done {
 struct State {
     next: usize,
     results: Vec<Option<Done>>,
+    /// The stopping rules' count of `results[..prefix_len]`, all finished.
+    prefix: crate::reporter::StopState,
+    prefix_len: usize,
     shutdown: Vec<Done>,
     requests: u64,
     info: Option<EngineInfo>,
@@ -219,7 +236,7 @@ impl Worker<'_> {
                 }
                 let i = s.next;
                 s.next += 1;
-                (i, stop_reason(plan, &s.results, i, self.settings.policy))
+                (i, stop_reason(plan, &mut s, i, self.settings.policy))
             };
             let planned = &plan[i];
             let done = match planned.unit.skip_reason().or(stop) {
@@ -327,6 +344,8 @@ pub fn run(plan: &[Planned], settings: &Settings<'_>) -> Ran {
     let state = Mutex::new(State {
         next: 0,
         results: (0..plan.len()).map(|_| None).collect(),
+        prefix: crate::reporter::StopState::default(),
+        prefix_len: 0,
         shutdown: Vec::new(),
         requests: 0,
         info: None,

@@ -126,7 +126,7 @@ fn reply_of(answer: &Answer) -> Reply {
         } => Reply::Played {
             position: position.clone(),
             captures: captures.clone(),
-            end: end.clone(),
+            end: *end,
         },
         Answer::Illegal(reason) => Reply::Illegal {
             reason: reason.clone(),

@@ -18,7 +18,8 @@ use super::input::CheckError;
 use super::input::InputError;
 use super::render::Sink;
 use super::report::{
-    Counts, JsonReport, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, Summary, Verdict,
+    Counts, JsonReport, MAX_SHARDS, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, Summary,
+    Verdict,
 };
 use crate::judge::reading_from;
 use crate::judge::{Explanation, RuleCount};
@@ -26,9 +27,6 @@ use crate::scenario::{LimitedRead, line_column, read_limited};
 
 /// Largest report file read, in bytes.
 pub const MAX_REPORT: u64 = 1 << 30;
-
-/// The most shards `kpe-check merge` (and `--shard K/N`) accepts.
-pub const MAX_SHARDS: u32 = 4096;
 
 /// The name `kpe-check merge` gives to errors about the set of shards.
 const MERGE: &str = "kpe-check merge";

@@ -30,9 +30,7 @@ pub use input::{CheckError, FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTE
 /// files and processes would fail first, and be blamed on the input).
 pub const MAX_JOBS: u32 = 256;
 pub(crate) use input::{Guarded, guarded};
-pub use merge::{
-    MAX_REPORT, MAX_SHARDS, merge_files, merge_reports, parse_report_bytes, read_report,
-};
+pub use merge::{MAX_REPORT, merge_files, merge_reports, parse_report_bytes, read_report};
 pub use output::{OutputError, check_outputs, write_atomically};
 pub use policy::{
     DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, MAX_EXPECT_FAIL, Pattern, Policy, PolicySink,
@@ -45,8 +43,8 @@ pub use render::{
 pub use render_html::HtmlSink;
 pub use report::{
     Certificate, Counts, EXIT_CODES, EngineError, Group, GroupRef, Groups, InputErrorReport,
-    JsonReport, KPE_CHECK_VERSION, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, RunKind,
-    RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
+    JsonReport, KPE_CHECK_VERSION, MAX_SHARDS, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run,
+    RunKind, RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
 };
 pub use side::{Badge, BadgeSink, ExpectFailWriter};
 pub use stop::{Signal, interrupted, read_heeding_signals, record_signal};

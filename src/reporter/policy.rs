@@ -206,7 +206,7 @@ impl Policy {
             }
             let at = |word: usize, message: String| {
                 let column = raw.find(words[word]).map_or(1, |c| c + 1);
-                InputError::at(&file, "", k + 1, column, message)
+                InputError::at(file, "", k + 1, column, message)
             };
             if words.len() < 2 || words.len() > 3 {
                 return Err(at(
@@ -401,13 +401,13 @@ pub fn normalize(units: &mut [UnitResult], max_failures: Option<u64>) {
 /// What [`stop_reason`] asks of the units before one, kept up to date unit
 /// by unit: the failures, and per profile whether the engine did not
 /// start, the perft chains that failed and the random games that diverged.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct StopState {
     failures: u64,
     profiles: Vec<(Option<Profile>, ProfileStop)>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct ProfileStop {
     did_not_start: bool,
     failed_chains: std::collections::HashSet<String>,

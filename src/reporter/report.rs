@@ -142,6 +142,10 @@ pub struct SuiteStamp {
     pub digest: String,
 }
 
+/// The most shards of one run (`--shard K/N`, and what `kpe-check merge`
+/// accepts).
+pub const MAX_SHARDS: u32 = 4096;
+
 /// One share of a run's units: the `index`-th of `count` (`--shard K/N`,
 /// 1-based as written).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -168,7 +172,7 @@ impl std::str::FromStr for Shard {
 
     /// `K/N` with 1 <= K <= N.
     fn from_str(s: &str) -> Result<Shard, String> {
-        let max = super::merge::MAX_SHARDS;
+        let max = MAX_SHARDS;
         let bad = || format!("`{s}`: expected K/N with 1 <= K <= N <= {max}, e.g. 2/4");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let number = |t: &str| -> Result<u64, String> {
