@@ -146,6 +146,7 @@ pub(crate) fn diagnose(
         rules,
         notes,
         scenario: Some(scenario),
+        perft: None,
     }
 }
 

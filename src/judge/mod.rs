@@ -17,6 +17,7 @@ pub(crate) mod diagnose;
 mod divergence;
 mod facts;
 pub(crate) mod oracle;
+mod perft;
 mod reading;
 mod rules;
 
@@ -24,6 +25,7 @@ pub use answers::{Answers, diagnose};
 pub use compare::{Mismatch, compare, expected};
 pub use divergence::{Divergence, FieldDiff};
 pub use facts::{Answer, Facts, Question};
+pub use perft::{ANY_COUNT, count_rule};
 pub use reading::{
     Explanation, Nearest, Reading, Recheck, RuleCount, name_reading, reading_from, switch_summary,
 };

@@ -734,8 +734,10 @@ fn rechecked(claimed: Profile) -> Vec<Profile> {
 #[must_use]
 fn explain(done: &[Done], index: usize, claimed: Profile) -> Vec<Explanation> {
     let units: Vec<&Done> = done.iter().filter(|d| d.profile_index == index).collect();
-    rechecked(claimed)
-        .into_iter()
+    // The claimed profile is a candidate too: the nearest profile may be
+    // the claim itself (spec/REPORT.md, "Naming the reading").
+    std::iter::once(claimed)
+        .chain(rechecked(claimed))
         .map(|profile| {
             let mut count = 0;
             let mut rules: Vec<RuleCount> = Vec::new();
@@ -746,6 +748,7 @@ fn explain(done: &[Done], index: usize, claimed: Profile) -> Vec<Explanation> {
                         m.rules.iter().for_each(|r| broken.insert(r));
                     }
                 }
+                broken.extend(wrong_count_under(d, profile));
                 if broken.is_empty() && !is_unexplained_without_facts(d) {
                     continue;
                 }
@@ -772,6 +775,32 @@ fn explain(done: &[Done], index: usize, claimed: Profile) -> Vec<Explanation> {
             }
         })
         .collect()
+}
+
+/// The rules of a perft unit whose count is wrong though its answers are
+/// right, when `profile` does not give the engine's count either: a count
+/// no profile's answers show, judged by that profile's own count of the
+/// smallest differing subtree. Empty for every other unit.
+fn wrong_count_under(d: &Done, profile: Profile) -> RuleSet {
+    let Some(div) = d.result.divergence.as_deref() else {
+        return RuleSet::new();
+    };
+    let (Some(table), Some(top)) = (&div.perft, div.before) else {
+        return RuleSet::new();
+    };
+    let Some(claimed) = div
+        .fields
+        .first()
+        .and_then(|f| f.claimed.parse::<u64>().ok())
+    else {
+        return RuleSet::new();
+    };
+    let depth = u32::try_from(table.nodes.len()).unwrap_or(u32::MAX);
+    if crate::perft::perft(&top, depth, profile) == claimed {
+        RuleSet::new()
+    } else {
+        div.rules
+    }
 }
 
 /// A unit that diverged on something its answers do not show (a whole

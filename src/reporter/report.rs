@@ -978,6 +978,7 @@ mod tests {
                 rules: rules.iter().copied().collect(),
                 notes: vec![],
                 scenario: None,
+                perft: None,
             },
         )
     }

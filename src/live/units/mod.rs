@@ -165,6 +165,7 @@ pub fn divergence(found: &Diverging, ply: u64, profile: Profile, unit: Option<&s
         rules: found.mismatch.rules.iter().copied().collect(),
         notes: Vec::new(),
         scenario: Some(reproduction(found, profile, unit)),
+        perft: None,
     }
 }
 

@@ -1,0 +1,103 @@
+//! Bugs at the edges, checked live: one that shows only in perft, one
+//! that shows only under one reading, and what the report says of them
+//! (spec/PROTOCOL.md, "What kpe-check runs" and "Which rule a divergence
+//! cites"; spec/REPORT.md, "Naming the reading").
+
+use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine};
+use kpe::reporter::{InputError, Sink, Summary, UnitResult};
+use kpe::{Position, Profile, perft};
+
+struct Discard;
+
+impl Sink for Discard {
+    fn begin(&mut self, _: &kpe::reporter::Run) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn fail(&mut self, _: &InputError) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Checks `kpe engine ARGS...` claiming `profile`, with the default perft
+/// depth and a few seeded games.
+fn check(args: &[&str], profile: &str, games: u32) -> LiveReport {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let mut command = vec![env!("CARGO_BIN_EXE_kpe"), "engine"];
+    command.extend(args);
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": command, "profile": profile,
+        "timeouts": {"start_ms": 10000, "request_ms": 5000},
+    });
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let options = LiveOptions {
+        seed: Some(5),
+        games: Some(games),
+        ..LiveOptions::default()
+    };
+    let manifest = Manifest::load(&path).unwrap();
+    check_engine(&manifest, &path, &options, &mut Discard).unwrap()
+}
+
+#[test]
+fn a_perft_only_bug_is_traced_to_its_smallest_subtree_and_cites_lock_2() {
+    let report = check(&["--bug", "perft-used-rows-alias"], "default", 4);
+    let diverged: Vec<&UnitResult> = report
+        .units
+        .iter()
+        .filter(|u| u.divergence.is_some())
+        .collect();
+    assert!(!diverged.is_empty(), "the perft-only bug is missed");
+    for unit in &diverged {
+        assert_eq!(unit.kind, "perft", "{}", unit.id);
+        let d = unit.divergence.as_deref().unwrap();
+        assert_eq!(d.rules.to_string(), "LOCK-2", "{} {:?}", unit.id, d.notes);
+        assert_eq!(d.fields[0].rules.to_string(), "LOCK-2");
+        // The reproduction: a perft table of the subtree, right by the
+        // rules, and the engine's count there is the claimed one.
+        let table = d.perft.as_ref().expect("a perft table reproduces it");
+        let top: Position = table.start.as_ref().unwrap().parse().unwrap();
+        assert_eq!(Some(top), d.before);
+        for (k, &nodes) in table.nodes.iter().enumerate() {
+            assert_eq!(perft(&top, k as u32 + 1, table.rules), nodes);
+        }
+        assert_ne!(d.fields[0].claimed, table.nodes.last().unwrap().to_string());
+        assert!(
+            d.notes.iter().any(|n| n.contains("smallest subtree")),
+            "{:?}",
+            d.notes
+        );
+    }
+    // No reading is named that counts as the claim does, and the claim
+    // itself is the nearest.
+    let reading = report.summary.reading.as_ref().expect("a reading verdict");
+    assert!(!reading.explained(), "{reading}");
+    let nearest = reading.nearest.as_ref().expect("a nearest profile");
+    assert_eq!(nearest.profile, Profile::DEFAULT, "{reading}");
+    assert!(
+        reading.text.contains("the claimed profile itself"),
+        "{reading}"
+    );
+}
+
+#[test]
+fn a_perft_that_ignores_repetition_cites_end_3() {
+    let report = check(
+        &["--fault", "perft-without-repetition"],
+        "end-on-repetition",
+        2,
+    );
+    let d = report
+        .units
+        .iter()
+        .find_map(|u| u.divergence.as_deref().filter(|_| u.kind == "perft"))
+        .expect("the repetition-blind perft is caught");
+    assert_eq!(d.rules.to_string(), "END-3", "{:?}", d.notes);
+    assert!(d.perft.is_some());
+}
