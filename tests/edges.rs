@@ -101,3 +101,46 @@ fn a_perft_that_ignores_repetition_cites_end_3() {
     assert_eq!(d.rules.to_string(), "END-3", "{:?}", d.notes);
     assert!(d.perft.is_some());
 }
+
+#[test]
+fn a_bug_of_one_readings_edge_is_caught_by_the_edge_probes_under_every_seed() {
+    // Under feed-after-capture the engine counts a locked mover's
+    // captures when it judges feeding; under the default reading of I3
+    // captures play no part, and it conforms.
+    for seed in [1, 2, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("engine.json");
+        let manifest = serde_json::json!({
+            "format": "kpe-engine", "version": 1, "profile": "feed-after-capture",
+            "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--bug", "locked-capture-starves"],
+        });
+        std::fs::write(&path, manifest.to_string()).unwrap();
+        let options = LiveOptions {
+            seed: Some(seed),
+            games: Some(2),
+            perft_depth: Some(2),
+            ..LiveOptions::default()
+        };
+        let manifest = Manifest::load(&path).unwrap();
+        let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
+        let first = report
+            .units
+            .iter()
+            .find(|u| u.divergence.is_some())
+            .unwrap_or_else(|| panic!("seed {seed}: missed"));
+        let d = first.divergence.as_deref().unwrap();
+        assert_eq!(d.rules.to_string(), "FEED-2", "seed {seed}: {}", first.id);
+        assert!(
+            report
+                .summary
+                .notes
+                .iter()
+                .any(|n| n.contains("edge coverage of feed-after-capture")
+                    && n.contains("the lock (LOCK-1) on the legal moves")),
+            "{:?}",
+            report.summary.notes
+        );
+    }
+    let report = check(&["--bug", "locked-capture-starves"], "default", 2);
+    assert!(report.conforms(), "{:?}", report.summary);
+}

@@ -293,6 +293,11 @@ fn prepare(
                 .into_iter()
                 .map(|u| Box::new(u) as Box<dyn Unit>),
         );
+        units.extend(
+            super::units::edge_units(profile, seed)
+                .into_iter()
+                .map(|u| Box::new(u) as Box<dyn Unit>),
+        );
         all.extend(units.into_iter().map(|unit| Planned {
             profile_index: index,
             profile,
@@ -314,6 +319,27 @@ fn prepare(
     }
     if let Some(shard) = options.shard {
         plan.retain(|p| shard.contains(p.seq));
+    }
+    for (index, &profile) in profiles.iter().enumerate() {
+        let mut on: Vec<(crate::judge::Boundary, usize)> = crate::judge::Boundary::all()
+            .into_iter()
+            .map(|b| (b, 0))
+            .collect();
+        for planned in plan.iter().filter(|p| p.profile_index == index) {
+            for b in planned.unit.boundaries() {
+                if let Some(count) = on.iter_mut().find(|(x, _)| x == b) {
+                    count.1 += 1;
+                }
+            }
+        }
+        let parts: Vec<String> = on
+            .iter()
+            .map(|(b, n)| format!("{} {n}", b.name()))
+            .collect();
+        summary.note(format!(
+            "edge coverage of {profile} (edge probes on each boundary, spec/PROTOCOL.md \"Edge probes\"): {}",
+            parts.join(", ")
+        ));
     }
     let mut run = Run::new(
         manifest_path.display().to_string(),
