@@ -144,3 +144,28 @@ fn a_bug_of_one_readings_edge_is_caught_by_the_edge_probes_under_every_seed() {
     let report = check(&["--bug", "locked-capture-starves"], "default", 2);
     assert!(report.conforms(), "{:?}", report.summary);
 }
+
+#[test]
+fn a_requested_profile_the_engine_does_not_play_keeps_the_run_from_conforming() {
+    // The engine plays and announces skip-origin only; the run asks for
+    // skip-origin and default: default's units are all skipped.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "profile": "skip-origin",
+        "profiles": ["skip-origin", "default"],
+        "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--rules", "skip-origin", "--announce"],
+    });
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let options = LiveOptions {
+        seed: Some(1),
+        games: Some(1),
+        perft_depth: Some(1),
+        ..LiveOptions::default()
+    };
+    let manifest = Manifest::load(&path).unwrap();
+    let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
+    assert_eq!(report.summary.diverging(), 0, "{:?}", report.summary);
+    assert!(!report.conforms(), "{:?}", report.summary.verdict());
+    assert_eq!(report.summary.verdict().exit_code(), 4);
+}
