@@ -317,9 +317,9 @@ fn prepare(
     for (k, planned) in plan.iter_mut().enumerate() {
         planned.seq = k as u64;
     }
-    if let Some(shard) = options.shard {
-        plan.retain(|p| shard.contains(p.seq));
-    }
+    // Coverage of the whole plan, before the shard's share is taken: every
+    // shard reports the same, so that merged shards say what the
+    // unsharded run says.
     for (index, &profile) in profiles.iter().enumerate() {
         let mut on: Vec<(crate::judge::Boundary, usize)> = crate::judge::Boundary::all()
             .into_iter()
@@ -340,6 +340,9 @@ fn prepare(
             "edge coverage of {profile} (edge probes on each boundary, spec/PROTOCOL.md \"Edge probes\"): {}",
             parts.join(", ")
         ));
+    }
+    if let Some(shard) = options.shard {
+        plan.retain(|p| shard.contains(p.seq));
     }
     let mut run = Run::new(
         manifest_path.display().to_string(),
