@@ -217,7 +217,7 @@ fn random_position(rng: &mut ChaCha8Rng) -> Option<Position> {
     }
     let board: u32 = pits.iter().sum();
     let total = u32::from(TOTAL_STONES);
-    if board > total || (total - board) % 2 != 0 {
+    if board > total || !(total - board).is_multiple_of(2) {
         return None;
     }
     let rest = total - board;
