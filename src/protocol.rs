@@ -155,10 +155,11 @@ pub enum Reply {
         /// Whether the engine answers [`Request::Perft`]; `false` if absent.
         #[serde(default)]
         perft: bool,
-        /// The rules profiles the engine plays, if it plays several:
-        /// kpe-check then certifies each in turn, each with its own hello
-        /// (unless the manifest or `--profiles` say which). Absent: the
-        /// engine plays the profile of the request.
+        /// The rules profiles the engine plays. This certifies nothing by
+        /// itself: kpe-check checks the profiles the manifest or
+        /// `--profiles` request, and skips the units of a requested
+        /// profile not listed here (the run then does not conform).
+        /// Absent: the engine plays the profile of the request.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         profiles: Option<Vec<Profile>>,
     },

@@ -235,3 +235,63 @@ fn perft_jobs_counts_the_same_as_one_thread() {
     }
     kpe().args(["perft", "3", "--jobs", "0"]).assert().code(2);
 }
+
+/// A copy of the bundled suite in a temporary directory, with `edit`
+/// applied to the text of `file`.
+fn suite_copy(file: &str, edit: impl Fn(&str) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    for entry in std::fs::read_dir(&src).expect("conformance/ is readable") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut text = std::fs::read_to_string(&path).expect("readable");
+        if name == file {
+            let edited = edit(&text);
+            assert_ne!(edited, text, "the edit changed nothing");
+            text = edited;
+        }
+        std::fs::write(dir.path().join(name), text).expect("written");
+    }
+    dir
+}
+
+#[test]
+fn suite_checks_every_expectation_against_the_reference() {
+    let good = suite_copy("sowing.yaml", |t| format!("{t}\n"));
+    kpe()
+        .args(["suite", "--dir"])
+        .arg(good.path())
+        .assert()
+        .success();
+    // An expected position falsified (N3 and N4 swapped: still a valid
+    // position): exit 1, naming the file, the scenario and the field.
+    let bad = suite_copy("sowing.yaml", |t| {
+        t.replacen(
+            "position: \"0,7,7,7/7,7,7,6 N 0/0 1---/----\"",
+            "position: \"0,7,7,7/7,7,6,7 N 0/0 1---/----\"",
+            1,
+        )
+    });
+    kpe()
+        .args(["suite", "--dir"])
+        .arg(bad.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("sowing.yaml: scenario `"))
+        .stderr(predicate::str::contains("position differs"));
+    // A perft count falsified.
+    let bad = suite_copy("perft.yaml", |t| {
+        t.replacen(
+            "nodes: [4, 16, 64, 241, 952,",
+            "nodes: [4, 16, 64, 241, 953,",
+            1,
+        )
+    });
+    kpe()
+        .args(["suite", "--dir"])
+        .arg(bad.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("perft table `initial-default`"))
+        .stderr(predicate::str::contains("nodes[4] (depth 5) is 953"));
+}

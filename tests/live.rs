@@ -295,11 +295,13 @@ fn a_bug_no_reading_explains_is_flagged_with_its_rule() {
     assert_eq!(reading.rechecked, 15);
     let text = reading.to_string();
     assert!(
-        text.starts_with("no documented reading explains it: it diverges under every one of the 15 other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart); closest: conforms under "),
+        text.starts_with("no documented reading explains it: it diverges under every one of the 15 other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart); closest: the claimed profile itself, which leaves CAP-3 "),
         "{text}"
     );
-    // The nearest profile still leaves the own-row capture unexplained.
+    // The nearest profile is the claim itself (no reading fits better), and
+    // it leaves the own-row capture unexplained.
     let nearest = reading.nearest.as_ref().unwrap();
+    assert_eq!(nearest.profile, Profile::DEFAULT, "{nearest:?}");
     assert!(
         nearest.rules.iter().any(|r| r.rule == "CAP-3"),
         "{nearest:?}"

@@ -490,7 +490,9 @@ fn every_profile_in_one_run_gives_a_matrix() {
     ]));
     assert_eq!(code, 0);
     assert!(human.contains("profiles  32 checked:"), "{human}");
-    // One profile pinned by the engine: the others are not in its hello.
+    // One profile pinned by the engine: the others are not in its hello,
+    // so a requested profile checked nothing and the run cannot conform
+    // (exit 4, nothing checked), though nothing diverged.
     let pinned = manifest(
         dir.path(),
         "pinned.json",
@@ -505,8 +507,9 @@ fn every_profile_in_one_run_gives_a_matrix() {
         "--only",
         "random/*",
     ]));
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 4, "{err}");
     let report = valid_report(json.as_bytes());
+    assert_eq!(report["verdict"], "nothing-checked");
     let rows = report["summary"]["profiles"].as_array().unwrap();
     assert_eq!(rows[0]["counts"]["skipped"], 1, "{rows:?}");
     assert_eq!(rows[1]["counts"]["conforms"], 1, "{rows:?}");

@@ -38,7 +38,9 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  success
   1  a move in `kpe play` was illegal (the trace stops there and names the
-     ply, the move, the reason code and the rule)
+     ply, the move, the reason code and the rule), or an expectation of
+     `kpe suite` is not what the reference rules give (the message names
+     the file, the scenario or perft table, the profile and the field)
   2  bad arguments (the message names the argument and, for a position, the
      column), or output that cannot be written
   3  a solved table (kpe solve, kpe value, kpe engine --perfect) is missing,
@@ -537,7 +539,12 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
     }
 }
 
-/// `kpe suite`: load and check the suite, then print it.
+/// The largest perft count `kpe suite` recounts (deeper counts are checked
+/// by `cargo test --release --test conformance -- --ignored perft`).
+const SUITE_PERFT_BUDGET: u64 = 200_000;
+
+/// `kpe suite`: load the suite, check every expectation against the
+/// reference rules, then print it.
 fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
     let loaded = match dir {
         Some(dir) => kpe::scenario::Suite::load(dir),
@@ -554,6 +561,51 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Every expectation against the reference: each scenario under each
+    // profile it admits, each perft count within a small budget.
+    let mut falsified = 0;
+    for file in &suite.files {
+        for scenario in &file.scenarios {
+            for profile in scenario.profiles() {
+                use kpe::scenario::Subject as _;
+                if let Err(failure) =
+                    kpe::scenario::Reference::new().verify(&file.file, scenario, profile)
+                {
+                    eprintln!("error: {failure}");
+                    falsified += 1;
+                }
+            }
+        }
+    }
+    if let Some(perft) = &suite.perft {
+        for table in &perft.tables {
+            let Ok(start) = table.start_text().parse::<Position>() else {
+                continue;
+            };
+            for (k, &nodes) in table.nodes.iter().enumerate() {
+                if nodes > SUITE_PERFT_BUDGET {
+                    break;
+                }
+                let depth = k as u32 + 1;
+                let counted = kpe::perft(&start, depth, table.rules);
+                if counted != nodes {
+                    eprintln!(
+                        "error: {}: perft table `{}`, profile `{}`: nodes[{k}] (depth {depth}) is {nodes}, the reference counts {counted}",
+                        kpe::scenario::PERFT_FILE,
+                        table.id,
+                        table.rules
+                    );
+                    falsified += 1;
+                }
+            }
+        }
+    }
+    if falsified > 0 {
+        eprintln!(
+            "error: {falsified} expectation(s) of the suite are not what the reference rules give"
+        );
+        return ExitCode::from(1);
+    }
     if json {
         match serde_json::to_string_pretty(&suite.stamped()) {
             Ok(text) => out!("{text}"),

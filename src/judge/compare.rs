@@ -157,8 +157,26 @@ pub fn compare(question: &Question, claimed: &Answer, profile: Profile) -> Optio
                 rules.push(rule);
             }
         }
+    } else {
+        label_with(&mut fields, &rules);
     }
     Some(Mismatch { fields, rules })
+}
+
+/// Labels every differing field, and each of its parts, with the rules
+/// the divergence cites: once a step of the rules is singled out as the one
+/// broken, every field that differs follows from it, so a field names no
+/// other rule than the divergence does (spec/PROTOCOL.md, "Which rule a
+/// divergence cites").
+fn label_with(fields: &mut [FieldDiff], cited: &[&'static str]) {
+    for field in fields {
+        field.rules = cited.to_vec();
+        for part in &mut field.details {
+            if !part.rules.is_empty() {
+                part.rules = cited.to_vec();
+            }
+        }
+    }
 }
 
 fn field(
@@ -530,24 +548,17 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
         // Nothing feeds: FEED-3 decides.
         return vec!["FEED-3"];
     }
+    if got.is_empty() {
+        // No move at all where a feeding move exists: the engine ended the
+        // game, and the end is END-1's to decide.
+        return vec!["END-1"];
+    }
     if distinct.len() != candidates {
         return vec!["FEED-2"]; // another idea of which moves feed
     }
-    // Every pit legal: the feeding rule ignored, or, when every move that
-    // feeds ends in the mover's own row, feeding judged by the landing pit,
-    // which finds none here, so that the rule lapses (FEED-3).
-    let start: Vec<u32> = position.pits().iter().map(|&c| u32::from(c)).collect();
-    let skip = skips_origin(profile);
-    let feeds_landing_home = mover
-        .pits()
-        .into_iter()
-        .filter(|&p| position.stones(p) > 0 && feeds_by_sowing(position, p, profile))
-        .all(|p| sow_board(&start, p, start[p.index()], skip).1.owner() == mover);
-    vec![if feeds_landing_home {
-        "FEED-2"
-    } else {
-        "FEED-1"
-    }]
+    // Every pit legal while a move feeds: the duty itself is missing, and
+    // FEED-1, the duty, comes before FEED-2, what meets it, in the spec.
+    vec!["FEED-1"]
 }
 
 /// Whether the reference counts `pit` as a feeding move (FEED-2, under the
@@ -771,27 +782,34 @@ fn capture_broken(
         return rules;
     }
     // CAP-1: the landing pit, taken when it holds 2 or 4, with its stones.
-    let landing_right = want.iter().any(|c| c.pit == landing)
-        == got.iter().any(|c| c.pit == landing)
-        && got
-            .iter()
-            .all(|c| u32::from(c.stones) == sown[c.pit.index()] && matches!(c.stones, 2 | 4));
+    // Only the landing pit's capture is CAP-1's: a pit taken besides it was
+    // found by the chain, right or wrong, and is CAP-2's.
+    let at_landing = |caps: &[Capture]| caps.iter().find(|c| c.pit == landing).copied();
+    let landing_right = match (at_landing(want), at_landing(got)) {
+        (None, None) => true,
+        (Some(w), Some(g)) => w.stones == g.stones,
+        _ => false,
+    };
     if !landing_right {
         rules.push("CAP-1");
         return rules;
     }
-    // CAP-2: the chain over the opponent's pits before the landing pit.
+    // CAP-2: the chain over the opponent's pits before the landing pit, each
+    // taken with its stones.
     let chain = |caps: &[Capture]| {
-        let mut v: Vec<Pit> = caps
+        let mut v: Vec<(Pit, u8)> = caps
             .iter()
-            .map(|c| c.pit)
-            .filter(|&p| p != landing && opponents(p))
+            .filter(|c| c.pit != landing && opponents(c.pit))
+            .map(|c| (c.pit, c.stones))
             .collect();
         v.sort();
         v
     };
     if chain(want) != chain(got) {
         rules.push("CAP-2");
+    }
+    if rules.is_empty() {
+        rules.push("CAP-1");
     }
     rules
 }
@@ -877,14 +895,39 @@ mod tests {
             m.fields
         );
         // The shifted pits follow from the origin sown or skipped the other
-        // way: SOW-4 alone is broken, though the pits field is decided by
-        // SOW-3 and SOW-4.
+        // way: SOW-4 alone is broken, and the pits field, though SOW-3
+        // decides it too, is labelled with the rule cited.
         assert_eq!(m.rules, ["SOW-4"]);
-        assert_eq!(m.fields[0].details[0].rules, ["SOW-4", "SOW-3"]);
+        assert_eq!(m.fields[0].details[0].rules, ["SOW-4"]);
         let garbled = claim("0,8,7 N", &[]);
         let m = compare(&question, &garbled, Profile::DEFAULT).unwrap();
         assert_eq!(m.shape(), ["after"]);
         assert!(m.fields[0].claimed.contains("column"), "{:?}", m.fields);
+    }
+
+    #[test]
+    fn live_answers_cite_as_transcripts_do_and_fields_agree() {
+        // Relay (SOW-5) and a chain-only capture (CAP-2), as live answers:
+        // the same rules as the transcript corpus (tests/citation.rs).
+        let cases = [
+            (
+                q("0,0,0,0/3,0,0,5 N 16/24 1234/1234", "N4"),
+                claim("0,1,1,1/0,1,1,1 S 16/26 1234/1234", &[("S1", 2)]),
+                "SOW-5",
+            ),
+            (
+                q("2,4,5,2/5,1,0,5 S 16/8 1234/1234", "S2"),
+                claim("2,0,6,3/0,0,0,5 N 24/8 1234/1234", &[("N2", 2), ("N1", 6)]),
+                "CAP-2",
+            ),
+        ];
+        for (question, claimed, rule) in cases {
+            let m = compare(&question, &claimed, Profile::DEFAULT).unwrap();
+            assert_eq!(m.rules, [rule]);
+            for f in &m.fields {
+                assert_eq!(f.rules, [rule], "{f:?}");
+            }
+        }
     }
 
     #[test]

@@ -130,6 +130,11 @@ pub(crate) fn diagnose(
         let broken = broken_rules(check, claim, &mismatch, &legal, &result);
         if !broken.is_empty() {
             rules = broken;
+            // Every differing field follows from the step broken: it is
+            // labelled with that rule alone, as in the live mode.
+            for diff in &mut fields {
+                diff.rules = broken;
+            }
         }
     }
     let scenario = scenario(check, claim, rules, ctx);
@@ -141,6 +146,7 @@ pub(crate) fn diagnose(
         rules,
         notes,
         scenario: Some(scenario),
+        perft: None,
     }
 }
 

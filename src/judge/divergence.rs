@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::Pit;
 use crate::position::Position;
-use crate::scenario::Scenario;
+use crate::scenario::{PerftFile, PerftTable, Scenario};
 
 use super::rules::RuleSet;
 
@@ -34,6 +34,12 @@ pub struct Divergence {
     /// answers where the engine went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<Scenario>,
+    /// For a perft count that is wrong although every one-move answer below
+    /// it is right: the smallest subtree whose count differs, as a perft
+    /// table that reproduces it (to paste under `tables:` in
+    /// `conformance/perft.yaml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perft: Option<PerftTable>,
 }
 
 impl Divergence {
@@ -43,6 +49,19 @@ impl Divergence {
     pub fn scenario_yaml(&self) -> Option<String> {
         let scenario = self.scenario.as_ref()?;
         Some(serde_yaml::to_string(&[scenario]).expect("a scenario serialises to YAML"))
+    }
+
+    /// The perft table as YAML, ready to paste under `tables:` in
+    /// `conformance/perft.yaml`.
+    #[must_use]
+    pub fn perft_yaml(&self) -> Option<String> {
+        let table = self.perft.as_ref()?;
+        let file = PerftFile {
+            description: String::new(),
+            tables: vec![table.clone()],
+        };
+        let text = serde_yaml::to_string(&file).expect("a perft table serialises to YAML");
+        Some(text.trim_start_matches("tables:\n").to_owned())
     }
 
     /// The names of the differing fields, in order.

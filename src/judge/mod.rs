@@ -15,15 +15,19 @@ pub(crate) mod answers;
 pub mod compare;
 pub(crate) mod diagnose;
 mod divergence;
+mod edges;
 mod facts;
 pub(crate) mod oracle;
+mod perft;
 mod reading;
 mod rules;
 
 pub use answers::{Answers, diagnose};
 pub use compare::{Mismatch, compare, expected};
 pub use divergence::{Divergence, FieldDiff};
+pub use edges::{Boundary, Decides, Flip, edge_positions};
 pub use facts::{Answer, Facts, Question};
+pub use perft::{ANY_COUNT, count_rule};
 pub use reading::{
     Explanation, Nearest, Reading, Recheck, RuleCount, name_reading, reading_from, switch_summary,
 };

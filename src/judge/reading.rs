@@ -179,12 +179,20 @@ impl fmt::Display for Reading {
                         )
                     })
                     .collect();
-                write!(
-                    f,
-                    "; closest: conforms under {} except {}",
-                    nearest.profile,
-                    rules.join(", ")
-                )?;
+                if nearest.profile == self.claimed {
+                    write!(
+                        f,
+                        "; closest: the claimed profile itself, which leaves {} unexplained",
+                        rules.join(", ")
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "; closest: conforms under {} except {}",
+                        nearest.profile,
+                        rules.join(", ")
+                    )?;
+                }
             }
             return Ok(());
         }

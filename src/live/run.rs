@@ -308,6 +308,11 @@ fn prepare(
                 .into_iter()
                 .map(|u| Box::new(u) as Box<dyn Unit>),
         );
+        units.extend(
+            super::units::edge_units(profile, seed)
+                .into_iter()
+                .map(|u| Box::new(u) as Box<dyn Unit>),
+        );
         all.extend(units.into_iter().map(|unit| Planned {
             profile_index: index,
             profile,
@@ -326,6 +331,30 @@ fn prepare(
     }
     for (k, planned) in plan.iter_mut().enumerate() {
         planned.seq = k as u64;
+    }
+    // Coverage of the whole plan, before the shard's share is taken: every
+    // shard reports the same, so that merged shards say what the
+    // unsharded run says.
+    for (index, &profile) in profiles.iter().enumerate() {
+        let mut on: Vec<(crate::judge::Boundary, usize)> = crate::judge::Boundary::all()
+            .into_iter()
+            .map(|b| (b, 0))
+            .collect();
+        for planned in plan.iter().filter(|p| p.profile_index == index) {
+            for b in planned.unit.boundaries() {
+                if let Some(count) = on.iter_mut().find(|(x, _)| x == b) {
+                    count.1 += 1;
+                }
+            }
+        }
+        let parts: Vec<String> = on
+            .iter()
+            .map(|(b, n)| format!("{} {n}", b.name()))
+            .collect();
+        summary.note(format!(
+            "edge coverage of {profile} (edge probes on each boundary, spec/PROTOCOL.md \"Edge probes\"): {}",
+            parts.join(", ")
+        ));
     }
     if let Some(shard) = options.shard {
         plan.retain(|p| shard.contains(p.seq));
@@ -769,7 +798,9 @@ fn explain(
     spool: &super::spool::FactSpool,
 ) -> Vec<Explanation> {
     let units: Vec<&Done> = done.iter().filter(|d| d.profile_index == index).collect();
-    let profiles = rechecked(claimed);
+    // The claimed profile is a candidate too: the nearest profile may be
+    // the claim itself (spec/REPORT.md, "Naming the reading").
+    let profiles: Vec<Profile> = std::iter::once(claimed).chain(rechecked(claimed)).collect();
     // Each unit's answers are read back once, and judged under every
     // re-checked profile at once: one unit's answers in memory at a time.
     let mut broken_by: Vec<Vec<RuleSet>> = vec![Vec::with_capacity(units.len()); profiles.len()];
@@ -785,6 +816,7 @@ fn explain(
                     m.rules.iter().for_each(|r| broken.insert(r));
                 }
             }
+            broken.extend(wrong_count_under(d, profile));
             broken_by[k].push(broken);
         }
     }
@@ -821,6 +853,32 @@ fn explain(
             }
         })
         .collect()
+}
+
+/// The rules of a perft unit whose count is wrong though its answers are
+/// right, when `profile` does not give the engine's count either: a count
+/// no profile's answers show, judged by that profile's own count of the
+/// smallest differing subtree. Empty for every other unit.
+fn wrong_count_under(d: &Done, profile: Profile) -> RuleSet {
+    let Some(div) = d.result.divergence.as_deref() else {
+        return RuleSet::new();
+    };
+    let (Some(table), Some(top)) = (&div.perft, div.before) else {
+        return RuleSet::new();
+    };
+    let Some(claimed) = div
+        .fields
+        .first()
+        .and_then(|f| f.claimed.parse::<u64>().ok())
+    else {
+        return RuleSet::new();
+    };
+    let depth = u32::try_from(table.nodes.len()).unwrap_or(u32::MAX);
+    if crate::perft::perft(&top, depth, profile) == claimed {
+        RuleSet::new()
+    } else {
+        div.rules
+    }
 }
 
 /// A unit that diverged on something its answers do not show (a whole

@@ -195,6 +195,15 @@ pub(crate) fn divergence_text(unit: &UnitResult, d: &Divergence) -> String {
             let _ = writeln!(s, "    {line}");
         }
     }
+    if let Some(yaml) = d.perft_yaml() {
+        let _ = writeln!(
+            s,
+            "\n  {HEAD}reproduce it{HEAD:#}: this perft table, pasted under `tables:` in conformance/perft.yaml, pins the rules' counts"
+        );
+        for line in yaml.lines() {
+            let _ = writeln!(s, "    {line}");
+        }
+    }
     s
 }
 

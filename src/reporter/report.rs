@@ -692,12 +692,12 @@ impl Summary {
     /// profiles, over its profiles).
     #[must_use]
     pub fn verdict(&self) -> RunVerdict {
-        // A profile that checked nothing (the engine does not play it)
-        // does not fail a run that checked others.
+        // A requested profile that checked nothing (the engine's hello
+        // does not list it) keeps the run from conforming: it was asked to
+        // be certified and was not.
         self.profiles
             .iter()
             .map(|p| p.verdict)
-            .filter(|v| *v != RunVerdict::NothingChecked)
             .fold(self.counts().verdict(), RunVerdict::worst)
     }
 
@@ -1003,6 +1003,7 @@ mod tests {
                 rules: rules.iter().copied().collect(),
                 notes: vec![],
                 scenario: None,
+                perft: None,
             },
         )
     }

@@ -5,11 +5,13 @@
 //! `--jobs`, `--shard` and the stopping rules; a unit only asks its engine
 //! and judges the answers.
 
+mod edge;
 mod perft;
 mod probe;
 mod random;
 mod scenario;
 
+pub use edge::{EdgeProbe, PER_BOUNDARY, edge_units};
 pub use perft::{PerftCount, perft_units};
 pub use probe::{PROBE_PLAYOUTS, Probe, find_probe};
 pub use random::{RandomGame, random_units};
@@ -47,6 +49,12 @@ pub trait Unit: Send + Sync {
     /// The rule IDs it exercises, for `--only RULE-ID` (scenarios cite
     /// theirs; the other kinds exercise whatever the game brings).
     fn rules(&self) -> &[String] {
+        &[]
+    }
+
+    /// The boundaries of the profile it lies on (edge probes), for the
+    /// coverage the report gives.
+    fn boundaries(&self) -> &[crate::judge::Boundary] {
         &[]
     }
 
@@ -165,6 +173,7 @@ pub fn divergence(found: &Diverging, ply: u64, profile: Profile, unit: Option<&s
         rules: found.mismatch.rules.iter().copied().collect(),
         notes: Vec::new(),
         scenario: Some(reproduction(found, profile, unit)),
+        perft: None,
     }
 }
 

@@ -138,36 +138,28 @@ impl PerftCount {
         if claimed == nodes {
             return Outcome::Conforms(u64::from(depth));
         }
-        let mut count = FieldDiff::new("nodes", nodes.to_string(), claimed.to_string());
-        count.rules = ["MOVE-1", "MOVE-2", "FEED-1", "END-1"]
-            .into_iter()
-            .collect();
         let head = format!(
             "perft({depth}) from `{root}`: expected {nodes}, the engine counted {claimed}; the first wrong answer below it:"
         );
         match locate(ctx, counted, root, depth, 0) {
             Ok(Some((found, ply))) => {
                 let mut outcome = ctx.diverged(found, ply, None);
-                if let Outcome::Diverges { divergence, plies, .. } = &mut outcome {
+                if let Outcome::Diverges {
+                    divergence, plies, ..
+                } = &mut outcome
+                {
                     divergence.notes.insert(0, head);
                     *plies = u64::from(depth);
                 }
                 outcome
             }
-            Ok(None) => Outcome::Diverges {
-                plies: u64::from(depth),
-                divergence: Box::new(Divergence {
-                    ply: None,
-                    before: Some(root),
-                    mv: None,
-                    rules: count.rules,
-                    fields: vec![count],
-                    notes: vec![
-                        "the engine's legal moves and moves agree with the rules on every position checked, so its perft count disagrees with its own answers".to_owned(),
-                    ],
-                    scenario: None,
-                }),
-                found: None,
+            Ok(None) => match smallest_subtree(ctx, counted, root, depth, nodes, claimed) {
+                Ok(subtree) => Outcome::Diverges {
+                    plies: u64::from(depth),
+                    divergence: Box::new(subtree.divergence(root, depth, nodes, claimed, counted)),
+                    found: None,
+                },
+                Err(failure) => Outcome::Errored { plies: 0, failure },
             },
             Err(failure) => Outcome::Errored { plies: 0, failure },
         }
@@ -210,6 +202,111 @@ impl PerftCount {
             }
         }
         Outcome::Conforms(checked)
+    }
+}
+
+/// The smallest subtree whose engine count differs, where every one of its
+/// children's counts agrees (or it is one ply deep).
+struct Subtree {
+    /// The moves from the unit's root to it.
+    line: Vec<crate::board::Pit>,
+    /// Its root.
+    top: Position,
+    depth: u32,
+    nodes: u64,
+    claimed: u64,
+}
+
+/// Follows a wrong count down, child by child (the engine's perft of each
+/// child against the rules'), to the first subtree whose children all
+/// count right.
+fn smallest_subtree(
+    ctx: &mut Ctx<'_>,
+    counted: Profile,
+    root: Position,
+    depth: u32,
+    nodes: u64,
+    claimed: u64,
+) -> Result<Subtree, Failure> {
+    let mut at = Subtree {
+        line: Vec::new(),
+        top: root,
+        depth,
+        nodes,
+        claimed,
+    };
+    'down: while at.depth > 1 {
+        for pit in legal_moves(&at.top, ctx.profile) {
+            let Ok((child, _)) = crate::rules::play(&at.top, pit, ctx.profile) else {
+                continue;
+            };
+            let want = perft(&child, at.depth - 1, counted);
+            let got = ctx.engine.perft(&child, at.depth - 1)?;
+            if got != want {
+                at.line.push(pit);
+                at.top = child;
+                at.depth -= 1;
+                at.nodes = want;
+                at.claimed = got;
+                continue 'down;
+            }
+        }
+        break;
+    }
+    Ok(at)
+}
+
+impl Subtree {
+    /// The divergence: the subtree's count, the rule deciding it
+    /// ([`crate::judge::count_rule`]) and a perft table reproducing it.
+    fn divergence(
+        &self,
+        root: Position,
+        depth: u32,
+        nodes: u64,
+        claimed: u64,
+        counted: Profile,
+    ) -> Divergence {
+        let (rules, why) = crate::judge::count_rule(&self.top, self.depth, counted, self.claimed);
+        let mut count = FieldDiff::new("nodes", self.nodes.to_string(), self.claimed.to_string());
+        count.rules = rules;
+        let line = if self.line.is_empty() {
+            "the root itself".to_owned()
+        } else {
+            let moves: Vec<String> = self.line.iter().map(ToString::to_string).collect();
+            format!("after {} from the root", moves.join(" "))
+        };
+        let mut notes = vec![
+            format!("perft({depth}) from `{root}`: expected {nodes}, the engine counted {claimed}"),
+            format!(
+                "the engine's legal moves and moves agree with the rules on every position checked: the smallest subtree whose count differs is {line}, perft({}) from `{}` (expected {}, counted {}), every child of which counts right",
+                self.depth, self.top, self.nodes, self.claimed
+            ),
+        ];
+        notes.extend(why);
+        let table = crate::scenario::PerftTable {
+            id: format!("found-perft-{}", self.depth),
+            description: format!(
+                "Found by kpe-check: perft({}) from this position, where the engine counted {}.",
+                self.depth, self.claimed
+            ),
+            start: Some(self.top.to_string()),
+            rules: counted,
+            nodes: (1..=self.depth)
+                .map(|d| perft(&self.top, d, counted))
+                .collect(),
+            divide: None,
+        };
+        Divergence {
+            ply: None,
+            before: Some(self.top),
+            mv: None,
+            rules,
+            fields: vec![count],
+            notes,
+            scenario: None,
+            perft: Some(table),
+        }
     }
 }
 

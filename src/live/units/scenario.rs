@@ -115,6 +115,7 @@ impl Unit for ScenarioUnit {
             rules: scenario.rules.iter().map(String::as_str).collect(),
             notes: vec![failure.to_string()],
             scenario: Some(scenario.clone()),
+            perft: None,
         };
         Outcome::Diverges {
             plies,

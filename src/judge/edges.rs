@@ -1,0 +1,274 @@
+//! Boundaries: where one reading's two values, or the opening lock's two
+//! states, decide an answer of the rules (spec/PROTOCOL.md, "Edge
+//! probes"). kpe-check probes an engine at seeded positions found on each
+//! boundary of its claimed profile, so that a bug living only there (a
+//! feeding test that forgets the lock, under one reading of I3) is asked
+//! about rather than left to the luck of random games.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::compare::expected;
+use super::facts::Question;
+use crate::board::{Pit, Player, TOTAL_STONES};
+use crate::position::{Position, Setup};
+use crate::profile::{Profile, Switch};
+
+/// What flips on a boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flip {
+    /// A reading's switch, set the other way.
+    Reading(Switch),
+    /// The mover's lock (LOCK-1): locked made unlocked, or the reverse.
+    Lock,
+}
+
+/// Which answer the flip changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decides {
+    /// The legal moves.
+    Legal,
+    /// The result of some move (its position, captures or end).
+    Move,
+}
+
+/// One boundary: a flip and the answer it decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Boundary {
+    /// What flips.
+    pub flip: Flip,
+    /// The answer that changes.
+    pub decides: Decides,
+}
+
+impl Boundary {
+    /// Every boundary: each reading and the lock, each on the legal moves
+    /// and on a move's result.
+    #[must_use]
+    pub fn all() -> Vec<Boundary> {
+        let flips = Switch::ALL
+            .into_iter()
+            .filter(|&s| s != Switch::EndOnRepetition)
+            .map(Flip::Reading)
+            .chain(std::iter::once(Flip::Lock));
+        flips
+            .flat_map(|flip| {
+                [Decides::Legal, Decides::Move].map(|decides| Boundary { flip, decides })
+            })
+            .collect()
+    }
+
+    /// The rule deciding the boundary.
+    #[must_use]
+    pub fn rule(self) -> &'static str {
+        match self.flip {
+            Flip::Reading(s) => super::diagnose::switch_rule(s),
+            Flip::Lock => "LOCK-1",
+        }
+    }
+
+    /// `I3 (FEED-2) on the legal moves`, for reports.
+    #[must_use]
+    pub fn name(self) -> String {
+        let what = match self.decides {
+            Decides::Legal => "the legal moves",
+            Decides::Move => "a move's result",
+        };
+        match self.flip {
+            Flip::Reading(s) => format!("{} ({}) on {what}", s.reading(), self.rule()),
+            Flip::Lock => format!("the lock (LOCK-1) on {what}"),
+        }
+    }
+
+    /// Whether the flip changes this boundary's answer at `position` under
+    /// `profile`.
+    #[must_use]
+    pub fn decides_at(self, position: &Position, profile: Profile) -> bool {
+        let (p2, prof2) = match self.flip {
+            Flip::Reading(s) => (*position, profile.set(s, !profile.has(s))),
+            Flip::Lock => {
+                let Some(flipped) = lock_flipped(position) else {
+                    return false;
+                };
+                (flipped, profile)
+            }
+        };
+        let legal = Question::Legal(*position);
+        match self.decides {
+            Decides::Legal => expected(&legal, profile) != expected(&Question::Legal(p2), prof2),
+            Decides::Move => position.to_move().pits().into_iter().any(|pit| {
+                let here = expected(&Question::Play(*position, pit), profile);
+                let there = expected(&Question::Play(p2, pit), prof2);
+                // The lock flip changes the used pits of the position after:
+                // compare what the move did, not the used pits.
+                match self.flip {
+                    Flip::Lock => without_used(&here) != without_used(&there),
+                    Flip::Reading(_) => here != there,
+                }
+            }),
+        }
+    }
+}
+
+/// The answer with the used pits left out of its position.
+fn without_used(answer: &super::facts::Answer) -> String {
+    match answer {
+        super::facts::Answer::Played {
+            position,
+            captures,
+            end,
+        } => {
+            let board: Vec<&str> = position.split(' ').take(3).collect();
+            format!("{} {captures:?} {end:?}", board.join(" "))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// `position` with the mover's lock flipped: a locked mover given every pit
+/// used, an unlocked one all but one (kept if the position stays valid).
+fn lock_flipped(position: &Position) -> Option<Position> {
+    let mover = position.to_move();
+    let mut setup = position.to_setup();
+    let row = &mut setup.used[mover.index()];
+    if row.iter().all(|&u| u) {
+        // Unlocked: lock it again by one unused pit holding 6 or more, with
+        // nothing captured (LOCK-1) or it is no valid position.
+        let k = (0..4)
+            .find(|&k| position.stones(Pit::of(mover, k as u8 + 1).expect("pit 1..4")) >= 6)?;
+        row[k] = false;
+    } else {
+        *row = [true; 4];
+    }
+    Position::from_setup(&setup).ok()
+}
+
+/// The most positions sampled in search of the boundaries' positions.
+pub const MAX_SAMPLES: u32 = 6_000;
+
+/// Up to `per_boundary` positions on each boundary of `profile`, found by
+/// seeded sampling of small valid positions (the same seed, the same
+/// positions): each with the boundaries it lies on.
+#[must_use]
+pub fn edge_positions(
+    profile: Profile,
+    seed: u64,
+    per_boundary: usize,
+) -> Vec<(Position, Vec<Boundary>)> {
+    let boundaries = Boundary::all();
+    let mut found: Vec<(Position, Vec<Boundary>)> = Vec::new();
+    let mut counts = vec![0usize; boundaries.len()];
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xed9e_5eed);
+    for _ in 0..MAX_SAMPLES {
+        if counts.iter().all(|&c| c >= per_boundary) {
+            break;
+        }
+        let Some(position) = random_position(&mut rng) else {
+            continue;
+        };
+        // Only the boundaries still short of positions are tried first;
+        // a position kept is then placed on every boundary it lies on.
+        let wanted = boundaries
+            .iter()
+            .zip(&counts)
+            .any(|(b, &c)| c < per_boundary && b.decides_at(&position, profile));
+        if wanted && !found.iter().any(|(p, _)| *p == position) {
+            let on: Vec<Boundary> = boundaries
+                .iter()
+                .copied()
+                .filter(|b| b.decides_at(&position, profile))
+                .collect();
+            for b in &on {
+                let k = boundaries.iter().position(|x| x == b).expect("listed");
+                counts[k] += 1;
+            }
+            found.push((position, on));
+        }
+    }
+    found
+}
+
+/// A random valid position: a few stones on the board (the opponent's row
+/// empty half the time), random used pits, the rest captured.
+fn random_position(rng: &mut ChaCha8Rng) -> Option<Position> {
+    let to_move = if rng.random_range(0..2) == 0 {
+        Player::South
+    } else {
+        Player::North
+    };
+    let mut used = [[true; 4]; 2];
+    for row in &mut used {
+        if rng.random_range(0..3) == 0 {
+            for u in row.iter_mut() {
+                *u = rng.random_range(0..2) == 0;
+            }
+        }
+    }
+    let mut pits = [0u32; 8];
+    let starve = rng.random_range(0..2) == 0;
+    for (i, pit) in pits.iter_mut().enumerate() {
+        let owner = if i < 4 { Player::South } else { Player::North };
+        let k = i % 4;
+        if !used[owner.index()][k] {
+            *pit = 6 + rng.random_range(0..8);
+        } else if !(starve && owner == to_move.opponent()) {
+            *pit = rng.random_range(0..6);
+        }
+    }
+    let board: u32 = pits.iter().sum();
+    let total = u32::from(TOTAL_STONES);
+    if board > total || !(total - board).is_multiple_of(2) {
+        return None;
+    }
+    let rest = total - board;
+    let open = used.map(|row| row.iter().all(|&u| u));
+    let captured = match open {
+        [true, true] => {
+            let south = 2 * rng.random_range(0..=rest / 2);
+            [south, rest - south]
+        }
+        [true, false] => [rest, 0],
+        [false, true] => [0, rest],
+        [false, false] => [0, 0],
+    };
+    let setup = Setup {
+        pits: pits.to_vec(),
+        captured,
+        to_move,
+        used,
+    };
+    Position::from_setup(&setup).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_boundary_is_found_and_the_positions_lie_on_it() {
+        let fac = Profile::with(&[Switch::FeedAfterCapture]);
+        let found = edge_positions(fac, 7, 3);
+        for b in Boundary::all() {
+            let on = found.iter().filter(|(_, on)| on.contains(&b)).count();
+            assert!(on >= 1, "nothing found on {}", b.name());
+        }
+        for (p, on) in &found {
+            for b in on {
+                assert!(b.decides_at(p, fac));
+            }
+        }
+        assert_eq!(found, edge_positions(fac, 7, 3), "seeded");
+    }
+
+    #[test]
+    fn the_lock_decides_the_legal_moves_of_the_issue_position_under_feed_after_capture() {
+        let p: Position = "6,6,6,12/0,0,0,0 S 0/18 ---4/1234".parse().unwrap();
+        let lock_legal = Boundary {
+            flip: Flip::Lock,
+            decides: Decides::Legal,
+        };
+        let fac = Profile::with(&[Switch::FeedAfterCapture]);
+        assert!(lock_legal.decides_at(&p, fac));
+        assert!(!lock_legal.decides_at(&p, Profile::DEFAULT));
+    }
+}

@@ -1,0 +1,120 @@
+//! Which rule a divergence cites (spec/PROTOCOL.md): one mutant transcript
+//! per class of mistake, each checked for the rule its divergence cites and
+//! for field labels that agree with it.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A transcript of one game from `start` with one ply, `ply` being the
+/// ply's JSON object.
+fn transcript(start: &str, ply: &str) -> String {
+    format!(
+        r#"{{"format": "kpe-transcript", "version": 1, "engine": {{"name": "mutant", "version": "1"}},
+        "games": [{{"id": "g1", "start": "{start}", "plies": [{ply}]}}]}}"#
+    )
+}
+
+/// The divergence kpe-check reports for the only game of `text`.
+fn divergence(text: &str) -> Value {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("mutant.json");
+    std::fs::write(&path, text).expect("written");
+    let out = Command::cargo_bin("kpe-check")
+        .expect("built")
+        .arg(Path::new(&path))
+        .args(["--format", "json"])
+        .output()
+        .expect("kpe-check runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    report["units"][0]["divergence"].clone()
+}
+
+/// Asserts the divergence cites `rule` alone and that every field is
+/// labelled with it.
+fn cites(text: &str, rule: &str) {
+    let d = divergence(text);
+    assert_eq!(d["rules"], serde_json::json!([rule]), "{d:#}");
+    for field in d["fields"].as_array().expect("fields") {
+        assert_eq!(field["rules"], serde_json::json!([rule]), "{field:#}");
+    }
+    assert_eq!(d["scenario"]["rules"], serde_json::json!([rule]), "{d:#}");
+}
+
+const RELAY: &str = "0,0,0,0/3,0,0,5 N 16/24 1234/1234";
+const CHAIN: &str = "2,4,5,2/5,1,0,5 S 16/8 1234/1234";
+
+#[test]
+fn relay_sowing_cites_sow_5_with_or_without_the_capture_it_makes() {
+    // N4 sows S1..S4 and N1; an engine that sows N1's 4 stones on (relay)
+    // lands in S1 with 2, and may capture them.
+    cites(
+        &transcript(
+            RELAY,
+            r#"{"move": "N4", "after": "2,1,1,1/0,1,1,1 S 16/24 1234/1234", "captures": []}"#,
+        ),
+        "SOW-5",
+    );
+    cites(
+        &transcript(
+            RELAY,
+            r#"{"move": "N4", "after": "0,1,1,1/0,1,1,1 S 16/26 1234/1234", "captures": [{"pit": "S1", "stones": 2}]}"#,
+        ),
+        "SOW-5",
+    );
+}
+
+#[test]
+fn a_capture_found_only_in_the_chain_cites_cap_2() {
+    // S2 lands in N2 (2 stones, captured); N1 holds 6 and stops the chain.
+    cites(
+        &transcript(
+            CHAIN,
+            r#"{"move": "S2", "after": "2,0,6,3/0,0,0,5 N 24/8 1234/1234", "captures": [{"pit": "N2", "stones": 2}, {"pit": "N1", "stones": 6}]}"#,
+        ),
+        "CAP-2",
+    );
+}
+
+#[test]
+fn a_chain_into_the_movers_own_row_cites_cap_3_and_labels_no_other() {
+    cites(
+        &transcript(
+            CHAIN,
+            r#"{"move": "S2", "after": "2,0,6,0/6,0,0,5 N 22/8 1234/1234", "captures": [{"pit": "N2", "stones": 2}, {"pit": "S4", "stones": 3}]}"#,
+        ),
+        "CAP-3",
+    );
+}
+
+#[test]
+fn a_missing_feeding_duty_cites_feed_1() {
+    // South's row is empty; only N4 feeds (it lands in North's own N1). An
+    // engine that lists every pit has no feeding duty: FEED-1, the duty,
+    // comes before FEED-2, what meets it.
+    cites(
+        &transcript(
+            RELAY,
+            r#"{"move": "N4", "after": "1,1,1,1/4,0,0,0 S 16/24 1234/1234", "legal": ["N1", "N4"]}"#,
+        ),
+        "FEED-1",
+    );
+}
+
+#[test]
+fn an_empty_legal_list_where_a_move_feeds_cites_end_1() {
+    cites(
+        &transcript(
+            RELAY,
+            r#"{"move": "N4", "after": "1,1,1,1/4,0,0,0 S 16/24 1234/1234", "legal": []}"#,
+        ),
+        "END-1",
+    );
+}

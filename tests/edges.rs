@@ -1,0 +1,171 @@
+//! Bugs at the edges, checked live: one that shows only in perft, one
+//! that shows only under one reading, and what the report says of them
+//! (spec/PROTOCOL.md, "What kpe-check runs" and "Which rule a divergence
+//! cites"; spec/REPORT.md, "Naming the reading").
+
+use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine};
+use kpe::reporter::{InputError, Sink, Summary, UnitResult};
+use kpe::{Position, Profile, perft};
+
+struct Discard;
+
+impl Sink for Discard {
+    fn begin(&mut self, _: &kpe::reporter::Run) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn fail(&mut self, _: &InputError) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Checks `kpe engine ARGS...` claiming `profile`, with the default perft
+/// depth and a few seeded games.
+fn check(args: &[&str], profile: &str, games: u32) -> LiveReport {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let mut command = vec![env!("CARGO_BIN_EXE_kpe"), "engine"];
+    command.extend(args);
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": command, "profile": profile,
+        "timeouts": {"start_ms": 10000, "request_ms": 5000},
+    });
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let options = LiveOptions {
+        seed: Some(5),
+        games: Some(games),
+        ..LiveOptions::default()
+    };
+    let manifest = Manifest::load(&path).unwrap();
+    check_engine(&manifest, &path, &options, &mut Discard).unwrap()
+}
+
+#[test]
+fn a_perft_only_bug_is_traced_to_its_smallest_subtree_and_cites_lock_2() {
+    let report = check(&["--bug", "perft-used-rows-alias"], "default", 4);
+    let diverged: Vec<&UnitResult> = report
+        .units
+        .iter()
+        .filter(|u| u.divergence.is_some())
+        .collect();
+    assert!(!diverged.is_empty(), "the perft-only bug is missed");
+    for unit in &diverged {
+        assert_eq!(unit.kind, "perft", "{}", unit.id);
+        let d = unit.divergence.as_deref().unwrap();
+        assert_eq!(d.rules.to_string(), "LOCK-2", "{} {:?}", unit.id, d.notes);
+        assert_eq!(d.fields[0].rules.to_string(), "LOCK-2");
+        // The reproduction: a perft table of the subtree, right by the
+        // rules, and the engine's count there is the claimed one.
+        let table = d.perft.as_ref().expect("a perft table reproduces it");
+        let top: Position = table.start.as_ref().unwrap().parse().unwrap();
+        assert_eq!(Some(top), d.before);
+        for (k, &nodes) in table.nodes.iter().enumerate() {
+            assert_eq!(perft(&top, k as u32 + 1, table.rules), nodes);
+        }
+        assert_ne!(d.fields[0].claimed, table.nodes.last().unwrap().to_string());
+        assert!(
+            d.notes.iter().any(|n| n.contains("smallest subtree")),
+            "{:?}",
+            d.notes
+        );
+    }
+    // No reading is named that counts as the claim does, and the claim
+    // itself is the nearest.
+    let reading = report.summary.reading.as_ref().expect("a reading verdict");
+    assert!(!reading.explained(), "{reading}");
+    let nearest = reading.nearest.as_ref().expect("a nearest profile");
+    assert_eq!(nearest.profile, Profile::DEFAULT, "{reading}");
+    assert!(
+        reading.text.contains("the claimed profile itself"),
+        "{reading}"
+    );
+}
+
+#[test]
+fn a_perft_that_ignores_repetition_cites_end_3() {
+    let report = check(
+        &["--fault", "perft-without-repetition"],
+        "end-on-repetition",
+        2,
+    );
+    let d = report
+        .units
+        .iter()
+        .find_map(|u| u.divergence.as_deref().filter(|_| u.kind == "perft"))
+        .expect("the repetition-blind perft is caught");
+    assert_eq!(d.rules.to_string(), "END-3", "{:?}", d.notes);
+    assert!(d.perft.is_some());
+}
+
+#[test]
+fn a_bug_of_one_readings_edge_is_caught_by_the_edge_probes_under_every_seed() {
+    // Under feed-after-capture the engine counts a locked mover's
+    // captures when it judges feeding; under the default reading of I3
+    // captures play no part, and it conforms.
+    for seed in [1, 2, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("engine.json");
+        let manifest = serde_json::json!({
+            "format": "kpe-engine", "version": 1, "profile": "feed-after-capture",
+            "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--bug", "locked-capture-starves"],
+        });
+        std::fs::write(&path, manifest.to_string()).unwrap();
+        let options = LiveOptions {
+            seed: Some(seed),
+            games: Some(2),
+            perft_depth: Some(2),
+            ..LiveOptions::default()
+        };
+        let manifest = Manifest::load(&path).unwrap();
+        let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
+        let first = report
+            .units
+            .iter()
+            .find(|u| u.divergence.is_some())
+            .unwrap_or_else(|| panic!("seed {seed}: missed"));
+        let d = first.divergence.as_deref().unwrap();
+        assert_eq!(d.rules.to_string(), "FEED-2", "seed {seed}: {}", first.id);
+        assert!(
+            report
+                .summary
+                .notes
+                .iter()
+                .any(|n| n.contains("edge coverage of feed-after-capture")
+                    && n.contains("the lock (LOCK-1) on the legal moves")),
+            "{:?}",
+            report.summary.notes
+        );
+    }
+    let report = check(&["--bug", "locked-capture-starves"], "default", 2);
+    assert!(report.conforms(), "{:?}", report.summary);
+}
+
+#[test]
+fn a_requested_profile_the_engine_does_not_play_keeps_the_run_from_conforming() {
+    // The engine plays and announces skip-origin only; the run asks for
+    // skip-origin and default: default's units are all skipped.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "profile": "skip-origin",
+        "profiles": ["skip-origin", "default"],
+        "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--rules", "skip-origin", "--announce"],
+    });
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let options = LiveOptions {
+        seed: Some(1),
+        games: Some(1),
+        perft_depth: Some(1),
+        ..LiveOptions::default()
+    };
+    let manifest = Manifest::load(&path).unwrap();
+    let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
+    assert_eq!(report.summary.diverging(), 0, "{:?}", report.summary);
+    assert!(!report.conforms(), "{:?}", report.summary.verdict());
+    assert_eq!(report.summary.verdict().exit_code(), 4);
+}
