@@ -30,6 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod adopt;
 mod as_text;
 mod board;
 pub mod dispute;

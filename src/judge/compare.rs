@@ -525,7 +525,7 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
     let feeds = mover
         .pits()
         .into_iter()
-        .any(|p| position.stones(p) > 0 && feeds_by_sowing(position, p, profile));
+        .any(|p| position.stones(p) > 0 && rules::feeds(position, p, profile));
     if !feeds {
         // Nothing feeds: FEED-3 decides.
         return vec!["FEED-3"];
@@ -541,27 +541,13 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
     let feeds_landing_home = mover
         .pits()
         .into_iter()
-        .filter(|&p| position.stones(p) > 0 && feeds_by_sowing(position, p, profile))
+        .filter(|&p| position.stones(p) > 0 && rules::feeds(position, p, profile))
         .all(|p| sow_board(&start, p, start[p.index()], skip).1.owner() == mover);
     vec![if feeds_landing_home {
         "FEED-2"
     } else {
         "FEED-1"
     }]
-}
-
-/// Whether the reference counts `pit` as a feeding move (FEED-2, under the
-/// profile's reading).
-fn feeds_by_sowing(position: &Position, pit: Pit, profile: Profile) -> bool {
-    let opponent = position.to_move().opponent();
-    let Ok((after, report)) = rules::play(position, pit, profile) else {
-        return false;
-    };
-    if profile.has(crate::profile::Switch::FeedAfterCapture) {
-        after.row_stones(opponent) > 0
-    } else {
-        report.sown.iter().any(|p| p.owner() == opponent)
-    }
 }
 
 /// Whether the reference passes over the origin of a long sowing under
