@@ -141,12 +141,13 @@ impl Profile {
     /// (`origin=sown,lock=after-sowing,...`), whatever the default is.
     pub const ALL_OFF: Profile = Profile { bits: 0 };
 
-    /// A profile with exactly the given switches on.
+    /// A profile with exactly the given switches on (the others off,
+    /// whatever the default is).
     #[must_use]
     pub fn with(switches: &[Switch]) -> Profile {
         switches
             .iter()
-            .fold(Profile::DEFAULT, |p, &s| p.set(s, true))
+            .fold(Profile::ALL_OFF, |p, &s| p.set(s, true))
     }
 
     /// This profile with `switch` turned on or off.
@@ -560,7 +561,7 @@ mod tests {
             assert!(Switch::ALL.iter().all(|&s| s == switch || off.has(s)));
             // Off twice stays off; off on the default is the default.
             assert_eq!(off.set(switch, false), off);
-            assert_eq!(Profile::DEFAULT.set(switch, false), Profile::DEFAULT);
+            assert_eq!(Profile::ALL_OFF.set(switch, false), Profile::ALL_OFF);
             assert_eq!(off.set(switch, true), all);
         }
     }
