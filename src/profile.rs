@@ -399,15 +399,21 @@ pub struct ParseProfileError {
 
 impl fmt::Display for ParseProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.word.contains('=') {
+            return write!(
+                f,
+                "unknown rules setting `{}`: expected `setting=value`, one of {}",
+                self.word.escape_debug(),
+                Switch::ALL
+                    .map(|s| format!("{}={}", s.setting(), s.values().join("|")))
+                    .join(", ")
+            );
+        }
         write!(
             f,
-            "unknown rules switch `{}`: expected `default` or a comma-separated list of {} \
-             or `setting=value` ({})",
+            "unknown rules switch `{}`: expected `default` or a comma-separated list of {}",
             self.word.escape_debug(),
-            Switch::ALL.map(Switch::name).join(", "),
-            Switch::ALL
-                .map(|s| format!("{}={}", s.setting(), s.values().join("|")))
-                .join(", ")
+            Switch::ALL.map(Switch::name).join(", ")
         )
     }
 }
