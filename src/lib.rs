@@ -30,6 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod adopt;
 mod as_text;
 mod board;
 pub mod dispute;
@@ -55,6 +56,6 @@ pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONE
 pub use game::{Game, Outcome, ReplayError};
 pub use perft::{divide, perft, perft_jobs};
 pub use position::{Position, PositionError, Setup};
-pub use profile::{ParseProfileError, Profile, Switch};
+pub use profile::{DefaultFileError, ParseProfileError, Profile, Switch, parse_default_file};
 pub use report::{Capture, End, EndReason, Event, Feeding, Report};
 pub use rules::{IllegalMove, Moves, Reason, game_over, legal_moves, play, sweep};

@@ -1,5 +1,7 @@
-//! The rules profile: one named switch for each reading I1 to I5 that the
-//! sources leave open (spec/RULES.md, "Readings").
+//! The rules profile: one named setting for each reading I1 to I5 that the
+//! sources leave open, each with two named values (spec/RULES.md,
+//! "Readings"). The authority's default assignment is data: it is read from
+//! `spec/default.yaml` when the crate is built, and `kpe adopt` changes it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -59,6 +61,47 @@ impl Switch {
         }
     }
 
+    /// The setting's name in the named form `setting=value`.
+    #[must_use]
+    pub const fn setting(self) -> &'static str {
+        match self {
+            Switch::SkipOrigin => "origin",
+            Switch::StrictLock => "lock",
+            Switch::FeedAfterCapture => "feeding",
+            Switch::EndWhenUnfeedable => "unfeedable",
+            Switch::EndOnRepetition => "repetition",
+        }
+    }
+
+    /// The setting's two values: the first is the value with the switch off,
+    /// the second the value with it on (the one the switch name names).
+    #[must_use]
+    pub const fn values(self) -> [&'static str; 2] {
+        match self {
+            Switch::SkipOrigin => ["sown", "skipped"],
+            Switch::StrictLock => ["after-sowing", "before-sowing"],
+            Switch::FeedAfterCapture => ["by-sowing", "after-capture"],
+            Switch::EndWhenUnfeedable => ["lapses", "ends-game"],
+            Switch::EndOnRepetition => ["continues", "ends-game"],
+        }
+    }
+
+    /// The value this setting has in `profile`.
+    #[must_use]
+    pub const fn value_in(self, profile: Profile) -> &'static str {
+        self.values()[profile.has(self) as usize]
+    }
+
+    /// The switch a person names by reading ID (`I3`), setting name
+    /// (`feeding`) or switch name (`feed-after-capture`).
+    #[must_use]
+    pub fn named(word: &str) -> Option<Switch> {
+        let word = word.trim();
+        Switch::ALL.into_iter().find(|s| {
+            s.reading().eq_ignore_ascii_case(word) || s.setting() == word || s.name() == word
+        })
+    }
+
     const fn bit(self) -> u8 {
         1 << self as u8
     }
@@ -70,11 +113,16 @@ impl fmt::Display for Switch {
     }
 }
 
-/// A set of readings: which alternative switches are on.
+/// An assignment of the five readings: which value each setting has.
 ///
-/// Written as `default` (no switch on) or as switch names joined by commas,
-/// in reading order, e.g. `skip-origin,strict-lock`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Written relative to the authority's default ([`Profile::DEFAULT`]):
+/// `default`, or the settings that differ from it joined by commas in
+/// reading order. A setting whose value is the one its switch names is
+/// written as the switch name (`skip-origin,strict-lock`, the form since
+/// version 0.1); one whose value is the other is written `setting=value`
+/// (`feeding=by-sowing`). Both forms, and `setting=value` for any setting,
+/// are read everywhere a profile is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Profile {
     bits: u8,
 }
@@ -82,15 +130,24 @@ pub struct Profile {
 crate::as_text::serde_as_text!(Profile);
 
 impl Profile {
-    /// The spec's own reading of every open point: all switches off.
-    pub const DEFAULT: Profile = Profile { bits: 0 };
+    /// The authority's default reading of every open point, as
+    /// `spec/default.yaml` states it (read when the crate is built).
+    pub const DEFAULT: Profile = match parse_default_file(DEFAULT_FILE) {
+        Ok(p) => p,
+        Err(_) => panic!("spec/default.yaml is not a valid default assignment"),
+    };
 
-    /// A profile with exactly the given switches on.
+    /// The profile with every switch off: each setting at its first value
+    /// (`origin=sown,lock=after-sowing,...`), whatever the default is.
+    pub const ALL_OFF: Profile = Profile { bits: 0 };
+
+    /// A profile with exactly the given switches on (the others off,
+    /// whatever the default is).
     #[must_use]
     pub fn with(switches: &[Switch]) -> Profile {
         switches
             .iter()
-            .fold(Profile::DEFAULT, |p, &s| p.set(s, true))
+            .fold(Profile::ALL_OFF, |p, &s| p.set(s, true))
     }
 
     /// This profile with `switch` turned on or off.
@@ -115,7 +172,9 @@ impl Profile {
         Switch::ALL.into_iter().filter(move |&s| self.has(s))
     }
 
-    /// All 32 profiles: every combination of the five switches, default first.
+    /// All 32 profiles: every combination of the five switches, the
+    /// all-off profile first, in a fixed order that does not depend on the
+    /// default.
     pub fn all() -> impl Iterator<Item = Profile> {
         (0..32u8).map(|bits| Profile { bits })
     }
@@ -123,22 +182,212 @@ impl Profile {
     /// Whether this is the default profile.
     #[must_use]
     pub const fn is_default(self) -> bool {
-        self.bits == 0
+        self.bits == Profile::DEFAULT.bits
+    }
+
+    /// The switches whose value differs from the default's, in reading order.
+    pub fn changes(self) -> impl Iterator<Item = Switch> {
+        Switch::ALL
+            .into_iter()
+            .filter(move |&s| self.has(s) != Profile::DEFAULT.has(s))
+    }
+
+    /// This profile written relative to `default` (see [`Profile`]).
+    #[must_use]
+    pub fn written_against(self, default: Profile) -> String {
+        let words: Vec<String> = Switch::ALL
+            .into_iter()
+            .filter(|&s| self.has(s) != default.has(s))
+            .map(|s| {
+                if self.has(s) {
+                    s.name().to_owned()
+                } else {
+                    format!("{}={}", s.setting(), s.value_in(self))
+                }
+            })
+            .collect();
+        if words.is_empty() {
+            "default".to_owned()
+        } else {
+            words.join(",")
+        }
+    }
+
+    /// Reads a profile written relative to `default` (see [`Profile`]).
+    ///
+    /// # Errors
+    /// An unknown switch, setting or value, named in the error.
+    pub fn read_against(s: &str, default: Profile) -> Result<Profile, ParseProfileError> {
+        let s = s.trim();
+        if s.is_empty() || s == "default" {
+            return Ok(default);
+        }
+        s.split(',').try_fold(default, |p, word| {
+            let word = word.trim();
+            let bad = || ParseProfileError {
+                word: word.to_owned(),
+            };
+            match word.split_once('=') {
+                Some((setting, value)) => {
+                    let switch = Switch::ALL
+                        .into_iter()
+                        .find(|s| s.setting() == setting.trim())
+                        .ok_or_else(bad)?;
+                    let on = switch
+                        .values()
+                        .iter()
+                        .position(|v| *v == value.trim())
+                        .ok_or_else(bad)?;
+                    Ok(p.set(switch, on == 1))
+                }
+                None => Ok(p.set(word.parse::<Switch>()?, true)),
+            }
+        })
     }
 }
 
+impl Default for Profile {
+    fn default() -> Profile {
+        Profile::DEFAULT
+    }
+}
+
+/// The text of `spec/default.yaml`, the authority's default assignment.
+pub const DEFAULT_FILE: &str = include_str!("../spec/default.yaml");
+
+/// Reads a default-assignment file: `setting: value` lines (one for each of
+/// the five settings, in any order), blank lines and `#` comments.
+///
+/// # Errors
+/// The first line that is not a known setting with one of its two values,
+/// and a file that leaves a setting out or states one twice.
+pub const fn parse_default_file(text: &str) -> Result<Profile, DefaultFileError> {
+    let b = text.as_bytes();
+    let mut bits = 0u8;
+    let mut seen = 0u8;
+    let mut line = 1;
+    let mut start = 0;
+    while start <= b.len() {
+        let mut end = start;
+        while end < b.len() && b[end] != b'\n' {
+            end += 1;
+        }
+        // The line without its comment and surrounding spaces.
+        let mut stop = start;
+        while stop < end && b[stop] != b'#' {
+            stop += 1;
+        }
+        let (from, to) = trim(b, start, stop);
+        if from < to {
+            let mut colon = from;
+            while colon < to && b[colon] != b':' {
+                colon += 1;
+            }
+            let (key_from, key_to) = trim(b, from, colon);
+            let (value_from, value_to) = trim(b, if colon < to { colon + 1 } else { to }, to);
+            let mut found = false;
+            let mut i = 0;
+            while i < Switch::ALL.len() {
+                let s = Switch::ALL[i];
+                if same(b, key_from, key_to, s.setting()) {
+                    found = true;
+                    let on = if same(b, value_from, value_to, s.values()[0]) {
+                        false
+                    } else if same(b, value_from, value_to, s.values()[1]) {
+                        true
+                    } else {
+                        return Err(DefaultFileError {
+                            line,
+                            what: "a value the setting does not have",
+                        });
+                    };
+                    if seen & s.bit() != 0 {
+                        return Err(DefaultFileError {
+                            line,
+                            what: "a setting stated twice",
+                        });
+                    }
+                    seen |= s.bit();
+                    if on {
+                        bits |= s.bit();
+                    }
+                }
+                i += 1;
+            }
+            if !found {
+                return Err(DefaultFileError {
+                    line,
+                    what: "an unknown setting",
+                });
+            }
+        }
+        line += 1;
+        start = end + 1;
+    }
+    if seen != 0b1_1111 {
+        return Err(DefaultFileError {
+            line: 0,
+            what: "a setting left out",
+        });
+    }
+    Ok(Profile { bits })
+}
+
+/// `b[from..to]` without leading and trailing spaces.
+const fn trim(b: &[u8], mut from: usize, mut to: usize) -> (usize, usize) {
+    while from < to && b[from].is_ascii_whitespace() {
+        from += 1;
+    }
+    while to > from && b[to - 1].is_ascii_whitespace() {
+        to -= 1;
+    }
+    (from, to)
+}
+
+/// Whether `b[from..to]` is `word`.
+const fn same(b: &[u8], from: usize, to: usize, word: &str) -> bool {
+    let w = word.as_bytes();
+    if to - from != w.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < w.len() {
+        if b[from + i] != w[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Why a default-assignment file could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefaultFileError {
+    /// The 1-based line, or 0 for the file as a whole.
+    pub line: usize,
+    /// What was found where a `setting: value` line was expected.
+    pub what: &'static str,
+}
+
+impl fmt::Display for DefaultFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "line {}: ", self.line)?;
+        }
+        write!(
+            f,
+            "{}: expected one `setting: value` line for each of {}",
+            self.what,
+            Switch::ALL.map(Switch::setting).join(", ")
+        )
+    }
+}
+
+impl std::error::Error for DefaultFileError {}
+
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_default() {
-            return f.write_str("default");
-        }
-        for (i, s) in self.switches().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            f.write_str(s.name())?;
-        }
-        Ok(())
+        f.write_str(&self.written_against(Profile::DEFAULT))
     }
 }
 
@@ -150,6 +399,16 @@ pub struct ParseProfileError {
 
 impl fmt::Display for ParseProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.word.contains('=') {
+            return write!(
+                f,
+                "unknown rules setting `{}`: expected `setting=value`, one of {}",
+                self.word.escape_debug(),
+                Switch::ALL
+                    .map(|s| format!("{}={}", s.setting(), s.values().join("|")))
+                    .join(", ")
+            );
+        }
         write!(
             f,
             "unknown rules switch `{}`: expected `default` or a comma-separated list of {}",
@@ -175,16 +434,11 @@ impl FromStr for Switch {
 impl FromStr for Profile {
     type Err = ParseProfileError;
 
-    /// Reads `default`, or switch names separated by commas (any order,
-    /// surrounding spaces ignored). The empty string is the default profile.
+    /// Reads `default`, or switch names and `setting=value` pairs separated
+    /// by commas (any order, surrounding spaces ignored), each changing the
+    /// default. The empty string is the default profile.
     fn from_str(s: &str) -> Result<Profile, ParseProfileError> {
-        let s = s.trim();
-        if s.is_empty() || s == "default" {
-            return Ok(Profile::DEFAULT);
-        }
-        s.split(',').try_fold(Profile::DEFAULT, |p, word| {
-            Ok(p.set(word.trim().parse::<Switch>()?, true))
-        })
+        Profile::read_against(s, Profile::DEFAULT)
     }
 }
 
@@ -196,8 +450,8 @@ impl schemars::JsonSchema for Profile {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
-            "pattern": "^(default|((skip-origin|strict-lock|feed-after-capture|end-when-unfeedable|end-on-repetition)(,(skip-origin|strict-lock|feed-after-capture|end-when-unfeedable|end-on-repetition))*))$",
-            "description": "A rules profile: `default`, or the alternative readings switched on, comma-separated: skip-origin (I1), strict-lock (I2), feed-after-capture (I3), end-when-unfeedable (I4), end-on-repetition (I5)."
+            "pattern": "^(default|((skip-origin|strict-lock|feed-after-capture|end-when-unfeedable|end-on-repetition|origin=(sown|skipped)|lock=(after-sowing|before-sowing)|feeding=(by-sowing|after-capture)|unfeedable=(lapses|ends-game)|repetition=(continues|ends-game))(,(skip-origin|strict-lock|feed-after-capture|end-when-unfeedable|end-on-repetition|origin=(sown|skipped)|lock=(after-sowing|before-sowing)|feeding=(by-sowing|after-capture)|unfeedable=(lapses|ends-game)|repetition=(continues|ends-game)))*))$",
+            "description": "A rules profile, relative to the authority's default (spec/default.yaml): `default`, or comma-separated changes to it: a switch name for the second value of its setting, skip-origin (I1), strict-lock (I2), feed-after-capture (I3), end-when-unfeedable (I4), end-on-repetition (I5), or `setting=value`: origin=sown|skipped, lock=after-sowing|before-sowing, feeding=by-sowing|after-capture, unfeedable=lapses|ends-game, repetition=continues|ends-game."
         })
     }
 }
@@ -207,7 +461,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_profile_round_trips_through_its_name() {
+    fn every_profile_round_trips_through_its_name_against_every_default() {
+        for default in Profile::all() {
+            for p in Profile::all() {
+                let text = p.written_against(default);
+                assert_eq!(Profile::read_against(&text, default).unwrap(), p, "{text}");
+            }
+        }
         for p in Profile::all() {
             assert_eq!(p.to_string().parse::<Profile>().unwrap(), p);
         }
@@ -216,14 +476,85 @@ mod tests {
 
     #[test]
     fn names_are_order_insensitive_and_errors_name_the_word() {
-        let p: Profile = "strict-lock, skip-origin".parse().unwrap();
-        assert_eq!(p.to_string(), "skip-origin,strict-lock");
+        let off = Profile::ALL_OFF;
+        let p = Profile::read_against("strict-lock, skip-origin", off).unwrap();
+        assert_eq!(p.written_against(off), "skip-origin,strict-lock");
         // Naming a switch twice keeps it on.
-        let twice: Profile = "skip-origin,skip-origin".parse().unwrap();
+        let twice = Profile::read_against("skip-origin,skip-origin", off).unwrap();
         assert_eq!(twice, Profile::with(&[Switch::SkipOrigin]));
         assert_eq!(Switch::EndOnRepetition.to_string(), "end-on-repetition");
         let err = "skip-origin,bogus".parse::<Profile>().unwrap_err();
         assert!(err.to_string().contains("`bogus`"), "{err}");
+        let err = "feeding=sometimes".parse::<Profile>().unwrap_err();
+        assert!(err.to_string().contains("`feeding=sometimes`"), "{err}");
+    }
+
+    #[test]
+    fn the_named_form_sets_either_value_and_the_old_form_is_still_read() {
+        let all = Profile::with(&Switch::ALL);
+        for switch in Switch::ALL {
+            let [first, second] = switch.values();
+            let by_value = |v: &str| format!("{}={v}", switch.setting());
+            assert_eq!(
+                Profile::read_against(&by_value(second), Profile::ALL_OFF).unwrap(),
+                Profile::with(&[switch])
+            );
+            assert_eq!(
+                Profile::read_against(switch.name(), Profile::ALL_OFF).unwrap(),
+                Profile::with(&[switch])
+            );
+            assert_eq!(
+                Profile::read_against(&by_value(first), all).unwrap(),
+                all.set(switch, false)
+            );
+            // Against the all-on default, the all-off profile names every setting.
+            assert!(
+                Profile::ALL_OFF
+                    .written_against(all)
+                    .contains(&by_value(first))
+            );
+            assert_eq!(Switch::named(switch.reading()), Some(switch));
+            assert_eq!(Switch::named(switch.setting()), Some(switch));
+            assert_eq!(Switch::named(switch.name()), Some(switch));
+        }
+        assert_eq!(
+            Profile::ALL_OFF.written_against(Profile::ALL_OFF),
+            "default"
+        );
+        assert_eq!(Switch::named("I6"), None);
+    }
+
+    #[test]
+    fn the_default_file_is_read_and_bad_ones_are_refused_naming_the_line() {
+        assert_eq!(parse_default_file(DEFAULT_FILE), Ok(Profile::DEFAULT));
+        assert_eq!("default".parse::<Profile>().unwrap(), Profile::DEFAULT);
+        assert!(Profile::DEFAULT.is_default());
+        assert_eq!(Profile::default(), Profile::DEFAULT);
+        let good = "origin: skipped\nlock: after-sowing # I2\n\nfeeding: by-sowing\nunfeedable: ends-game\nrepetition: continues\n";
+        assert_eq!(
+            parse_default_file(good),
+            Ok(Profile::with(&[
+                Switch::SkipOrigin,
+                Switch::EndWhenUnfeedable
+            ]))
+        );
+        let bad_value = good.replace("lock: after-sowing", "lock: never");
+        let err = parse_default_file(&bad_value).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.to_string().starts_with("line 2: a value"), "{err}");
+        assert_eq!(
+            parse_default_file(&good.replace("origin", "orrigin"))
+                .unwrap_err()
+                .line,
+            1
+        );
+        let twice = format!("{good}origin: sown\n");
+        assert_eq!(
+            parse_default_file(&twice).unwrap_err().what,
+            "a setting stated twice"
+        );
+        let missing = good.replace("repetition: continues\n", "");
+        assert_eq!(parse_default_file(&missing).unwrap_err().line, 0);
     }
 
     #[test]
@@ -236,7 +567,7 @@ mod tests {
             assert!(Switch::ALL.iter().all(|&s| s == switch || off.has(s)));
             // Off twice stays off; off on the default is the default.
             assert_eq!(off.set(switch, false), off);
-            assert_eq!(Profile::DEFAULT.set(switch, false), Profile::DEFAULT);
+            assert_eq!(Profile::ALL_OFF.set(switch, false), Profile::ALL_OFF);
             assert_eq!(off.set(switch, true), all);
         }
     }

@@ -229,21 +229,24 @@ fn legal_moves_and_feeding(position: &Position, profile: Profile) -> (Moves, Opt
     }
     // FEED-3 (I4): no move feeds.
     if profile.has(Switch::EndWhenUnfeedable) {
-        (Moves::new(), None) // alternative: the game ends at once
+        (Moves::new(), None) // `unfeedable=ends-game`: the game ends at once
     } else {
-        (candidates, Some(Feeding::Lapsed)) // default: the obligation lapses
+        (candidates, Some(Feeding::Lapsed)) // `unfeedable=lapses`: the obligation lapses
     }
 }
 
-/// FEED-2 (I3): whether playing `pit` feeds the opponent's empty row.
-fn feeds(position: &Position, pit: Pit, profile: Profile) -> bool {
+/// FEED-2 (I3): whether playing `pit` (a non-empty pit of the mover) feeds
+/// the opponent's row. The one statement of reading I3: other modules ask
+/// this function rather than keep a copy.
+#[must_use]
+pub fn feeds(position: &Position, pit: Pit, profile: Profile) -> bool {
     let opponent = position.to_move().opponent();
     let (after, report) = apply(position, pit, profile);
     if profile.has(Switch::FeedAfterCapture) {
-        // Alternative: the opponent must have a stone left after captures.
+        // `feeding=after-capture`: the opponent keeps a stone after captures.
         after.row_stones(opponent) > 0
     } else {
-        // Default: the sowing puts at least one stone into their row.
+        // `feeding=by-sowing`: the sowing puts at least one stone into their row.
         report.sown.iter().any(|p| p.owner() == opponent)
     }
 }
@@ -320,10 +323,10 @@ fn sow(position: &mut Position, pit: Pit, profile: Profile, report: &mut Report)
 fn may_capture(before: &Position, after_sowing: &Position, profile: Profile) -> bool {
     let mover = before.to_move();
     if profile.has(Switch::StrictLock) {
-        // Alternative: all four pits must have been used before this move.
+        // `lock=before-sowing`: all four pits used before this move.
         before.lock_open(mover)
     } else {
-        // Default: judged after this move's pit is marked used.
+        // `lock=after-sowing`: judged after this move's pit is marked used.
         after_sowing.lock_open(mover)
     }
 }
@@ -361,8 +364,12 @@ mod tests {
         moves.iter().map(ToString::to_string).collect()
     }
 
+    /// Plays `mv` under `profile` written against the all-off profile, so
+    /// that `"default"` here is `origin=sown,lock=after-sowing,...` whatever
+    /// the authority's default is.
     fn after(text: &str, mv: &str, profile: &str) -> (String, Report) {
-        let (p, r) = play(&pos(text), pit(mv), profile.parse().unwrap()).unwrap();
+        let profile = Profile::read_against(profile, Profile::ALL_OFF).unwrap();
+        let (p, r) = play(&pos(text), pit(mv), profile).unwrap();
         (p.to_string(), r)
     }
 
@@ -409,7 +416,7 @@ mod tests {
     }
 
     #[test]
-    fn lock_1_3_unlocking_move_captures_only_under_the_default_reading() {
+    fn lock_1_3_unlocking_move_captures_only_when_the_lock_is_judged_after_sowing() {
         // South's last unused pit is S1 (6 stones), landing N3 -> 2, N2 -> 4.
         let start = "6,10,8,7/2,3,1,9 S 0/2 -234/1234";
         let (p, r) = after(start, "S1", "default");
@@ -492,12 +499,12 @@ mod tests {
     }
 
     #[test]
-    fn feed_2_a_sowing_that_captures_everything_back_feeds_only_by_default() {
+    fn feed_2_a_sowing_that_captures_everything_back_feeds_only_by_sowing() {
         // S4 (12 stones), the origin sown, puts 2 in each of North's pits and
         // takes them all.
         let p = pos("0,0,2,12/0,0,0,0 S 18/16 1234/1234");
         let legal = |profile: Profile| names(&legal_moves(&p, profile));
-        let sown = origin_sown(Profile::DEFAULT);
+        let sown = origin_sown(Profile::ALL_OFF);
         let after_capture = sown.set(Switch::FeedAfterCapture, true);
         assert_eq!(legal(sown), ["S3", "S4"]);
         assert_eq!(legal(after_capture), ["S3"]);
@@ -510,11 +517,12 @@ mod tests {
     }
 
     #[test]
-    fn feed_3_no_feeding_move_lapses_by_default_and_ends_the_game_under_the_switch() {
+    fn feed_3_no_feeding_move_lapses_or_ends_the_game_under_the_switch() {
         let p = pos("1,1,0,0/0,0,0,0 S 24/22 1234/1234");
-        assert_eq!(names(&legal_moves(&p, Profile::DEFAULT)), ["S1", "S2"]);
-        assert_eq!(game_over(&p, Profile::DEFAULT), None);
-        let (_, r) = play(&p, pit("S1"), Profile::DEFAULT).unwrap();
+        let lapses = Profile::ALL_OFF;
+        assert_eq!(names(&legal_moves(&p, lapses)), ["S1", "S2"]);
+        assert_eq!(game_over(&p, lapses), None);
+        let (_, r) = play(&p, pit("S1"), lapses).unwrap();
         assert_eq!(r.feeding, Some(Feeding::Lapsed));
         let strict = Profile::with(&[Switch::EndWhenUnfeedable]);
         assert!(legal_moves(&p, strict).is_empty());

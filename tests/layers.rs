@@ -61,6 +61,7 @@ fn layer(module: &str) -> (u8, &'static str) {
         "transcripts" => (3, "transcript mode"),
         "live" => (3, "live mode"),
         "dispute" => (3, "dispute tools"),
+        "adopt" => (3, "adopting a reading"),
         "solve" => (1, "solver"),
         _ => (0, "rules"),
     }

@@ -1,7 +1,7 @@
 //! `kpe`: look at Kpé positions, play moves and count move trees with the
 //! reference rules.
 //!
-//! Exit codes: 0 success, 1 a move in `kpe play` was illegal, 2 bad arguments,
+//! Exit codes: 0 success, 1 a move in `kpe play` was illegal or a file of `kpe adopt` unreadable or malformed, 2 bad arguments,
 //! 3 a solved table is missing, unreadable or refused.
 
 use std::io;
@@ -178,6 +178,18 @@ enum Command {
         #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=200))]
         depth: u32,
     },
+    /// Make the other value of one reading the default: flips its line in
+    /// spec/default.yaml, renames the perft tables' profiles so they keep
+    /// their trees, and lists the prose to reword. Run from the repository
+    /// root (or give --root); running it twice undoes it.
+    Adopt {
+        /// The reading: its ID (I1..I5), setting (origin, lock, feeding,
+        /// unfeedable, repetition) or switch name.
+        reading: String,
+        /// The repository's root directory.
+        #[arg(long, default_value = ".")]
+        root: std::path::PathBuf,
+    },
     /// What turning alternative readings on would change, from the
     /// reference rules with no code change (spec/DISPUTE.md): the
     /// conformance scenarios that answer differently, the smallest positions
@@ -343,6 +355,19 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Adopt { reading, root } => match kpe::adopt::adopt(&root, &reading) {
+            Ok(adoption) => {
+                out!("{}", adoption.to_text().trim_end());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: kpe adopt: {e}");
+                ExitCode::from(match e {
+                    kpe::adopt::AdoptError::UnknownReading(_) => 2,
+                    _ => 1,
+                })
+            }
+        },
         Command::Dispute {
             switches,
             format,

@@ -543,7 +543,7 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
     let feeds = mover
         .pits()
         .into_iter()
-        .any(|p| position.stones(p) > 0 && feeds_by_sowing(position, p, profile));
+        .any(|p| position.stones(p) > 0 && rules::feeds(position, p, profile));
     if !feeds {
         // Nothing feeds: FEED-3 decides.
         return vec!["FEED-3"];
@@ -559,20 +559,6 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
     // Every pit legal while a move feeds: the duty itself is missing, and
     // FEED-1, the duty, comes before FEED-2, what meets it, in the spec.
     vec!["FEED-1"]
-}
-
-/// Whether the reference counts `pit` as a feeding move (FEED-2, under the
-/// profile's reading).
-fn feeds_by_sowing(position: &Position, pit: Pit, profile: Profile) -> bool {
-    let opponent = position.to_move().opponent();
-    let Ok((after, report)) = rules::play(position, pit, profile) else {
-        return false;
-    };
-    if profile.has(crate::profile::Switch::FeedAfterCapture) {
-        after.row_stones(opponent) > 0
-    } else {
-        report.sown.iter().any(|p| p.owner() == opponent)
-    }
 }
 
 /// Whether the reference passes over the origin of a long sowing under

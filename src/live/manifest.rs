@@ -338,8 +338,8 @@ fn environment<'de, D: serde::Deserializer<'de>>(
     Ok(env)
 }
 
-/// A profile exactly as the schema has it: `default`, or switch names
-/// joined by commas without spaces (the lenient reading of
+/// A profile exactly as the schema has it: `default`, or switch names and
+/// `setting=value` pairs joined by commas without spaces (the lenient reading of
 /// [`Profile::from_str`](std::str::FromStr) also takes `""` and spaces).
 fn strict_profile<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
     let text = String::deserialize(d)?;
@@ -348,6 +348,10 @@ fn strict_profile<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Profile, D::
     }
     let names = crate::Switch::ALL.map(crate::Switch::name).join(", ");
     text.split(',').try_fold(Profile::DEFAULT, |profile, word| {
+        if word.contains('=') {
+            // The named form `setting=value` (spec/RULES.md, "Readings").
+            return Profile::read_against(word, profile).map_err(serde::de::Error::custom);
+        }
         let switch = crate::Switch::ALL
             .into_iter()
             .find(|s| s.name() == word)

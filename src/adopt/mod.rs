@@ -1,0 +1,308 @@
+//! `kpe adopt`: make the other value of one reading the authority's default
+//! (spec/RULES.md, "Readings"; README, "Settling a rule dispute").
+//!
+//! The default assignment lives in `spec/default.yaml`, which every copy of
+//! the rules reads when the crate is built. Adopting a reading flips that
+//! reading's line there and rewrites every stored profile string whose
+//! meaning would otherwise change: profile strings are written relative to
+//! the default (`default`, `skip-origin`, `feeding=by-sowing`), so the perft
+//! tables' `rules:` keep counting the same trees under their new names.
+//! Scenario pins (`when:`) name values, not "the default", so they hold
+//! unchanged. What a program cannot reword, the prose that states the old
+//! default, is listed for a person. Adopting the same reading twice gives
+//! back every file byte for byte.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::profile::{Profile, Switch, parse_default_file};
+
+/// The files `adopt` reads and writes, relative to the repository root.
+pub const DEFAULT_FILE: &str = "spec/default.yaml";
+/// The perft tables, whose `rules:` strings are rewritten.
+pub const PERFT_FILE: &str = "conformance/perft.yaml";
+
+/// What one adoption did.
+#[derive(Debug)]
+pub struct Adoption {
+    /// The reading adopted.
+    pub switch: Switch,
+    /// The default before and after.
+    pub before: Profile,
+    /// The default after.
+    pub after: Profile,
+    /// Each file changed, with how many of its lines changed.
+    pub changed: Vec<(PathBuf, usize)>,
+    /// Prose that states the old default and needs a person: `file:line: text`.
+    pub reword: Vec<String>,
+}
+
+/// Why an adoption could not be made. Nothing is written when it fails.
+#[derive(Debug)]
+pub enum AdoptError {
+    /// The word names no reading (exit code 2).
+    UnknownReading(String),
+    /// A file could not be read or written (exit code 1).
+    Io(PathBuf, std::io::Error),
+    /// A file is not in the expected form: where and what (exit code 1).
+    Malformed(PathBuf, String),
+}
+
+impl fmt::Display for AdoptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdoptError::UnknownReading(word) => write!(
+                f,
+                "unknown reading `{}`: expected a reading ID (I1..I5), a setting ({}) or a switch ({})",
+                word.escape_debug(),
+                Switch::ALL.map(Switch::setting).join(", "),
+                Switch::ALL.map(Switch::name).join(", ")
+            ),
+            AdoptError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+            AdoptError::Malformed(path, what) => write!(f, "{}: {what}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for AdoptError {}
+
+/// Makes the other value of the reading `word` names (`I3`, `feeding` or
+/// `feed-after-capture`) the default in the repository at `root`.
+///
+/// # Errors
+/// An unknown reading, an unreadable or malformed file; nothing is written
+/// then.
+pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
+    let switch = Switch::named(word).ok_or_else(|| AdoptError::UnknownReading(word.to_owned()))?;
+    let default_path = root.join(DEFAULT_FILE);
+    let default_text = read(&default_path)?;
+    let before = parse_default_file(&default_text)
+        .map_err(|e| AdoptError::Malformed(default_path.clone(), e.to_string()))?;
+    let after = before.set(switch, !before.has(switch));
+    let new_default = flip_line(&default_text, switch, after).ok_or_else(|| {
+        AdoptError::Malformed(
+            default_path.clone(),
+            format!("no `{}:` line", switch.setting()),
+        )
+    })?;
+
+    let perft_path = root.join(PERFT_FILE);
+    let perft_text = read(&perft_path)?;
+    let (new_perft, perft_lines) =
+        rewrite_rules_lines(&perft_text, before, after).map_err(|(line, e)| {
+            AdoptError::Malformed(perft_path.clone(), format!("line {line}: {e}"))
+        })?;
+
+    let reword = prose_to_reword(root, switch)?;
+    let mut changed = vec![(PathBuf::from(DEFAULT_FILE), 1)];
+    write(&default_path, &new_default)?;
+    if perft_lines > 0 {
+        write(&perft_path, &new_perft)?;
+        changed.push((PathBuf::from(PERFT_FILE), perft_lines));
+    }
+    Ok(Adoption {
+        switch,
+        before,
+        after,
+        changed,
+        reword,
+    })
+}
+
+fn read(path: &Path) -> Result<String, AdoptError> {
+    fs::read_to_string(path).map_err(|e| AdoptError::Io(path.to_owned(), e))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), AdoptError> {
+    fs::write(path, text).map_err(|e| AdoptError::Io(path.to_owned(), e))
+}
+
+/// The default file with `switch`'s line set to its value in `after`; only
+/// the value word changes, so comments and spacing are kept.
+fn flip_line(text: &str, switch: Switch, after: Profile) -> Option<String> {
+    let mut found = false;
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let Some(rest) = line
+                .strip_prefix(switch.setting())
+                .and_then(|r| r.strip_prefix(':'))
+            else {
+                return line.to_owned();
+            };
+            let old = switch.values()[usize::from(!after.has(switch))];
+            let Some(at) = rest.find(old) else {
+                return line.to_owned();
+            };
+            found = true;
+            let new = switch.value_in(after);
+            format!(
+                "{}:{}{new}{}",
+                switch.setting(),
+                &rest[..at],
+                &rest[at + old.len()..]
+            )
+        })
+        .collect();
+    found.then(|| lines.join("\n"))
+}
+
+/// Rewrites each `rules: PROFILE` line of a perft file so that it names the
+/// same profile against the new default. Returns the text and the number of
+/// lines changed, or the 1-based line of a profile that cannot be read.
+pub fn rewrite_rules_lines(
+    text: &str,
+    before: Profile,
+    after: Profile,
+) -> Result<(String, usize), (usize, String)> {
+    let mut changed = 0;
+    let mut out = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        match trimmed.strip_prefix("rules: ") {
+            Some(written) if !indent.is_empty() => {
+                let profile =
+                    Profile::read_against(written, before).map_err(|e| (i + 1, e.to_string()))?;
+                let new = profile.written_against(after);
+                if new != written {
+                    changed += 1;
+                }
+                out.push(format!("{indent}rules: {new}"));
+            }
+            _ => out.push(line.to_owned()),
+        }
+    }
+    Ok((out.join("\n"), changed))
+}
+
+/// Lines of prose that state which value of `switch` is the default: the
+/// rule paragraph and the table row of spec/RULES.md, and scenario
+/// descriptions that say "default" beside the reading.
+fn prose_to_reword(root: &Path, switch: Switch) -> Result<Vec<String>, AdoptError> {
+    let mut out = Vec::new();
+    let tag = format!("*Reading {}.*", switch.reading());
+    let row = format!("| {} |", switch.reading());
+    let rules = read(&root.join("spec/RULES.md"))?;
+    let mut in_paragraph = false;
+    for (i, line) in rules.lines().enumerate() {
+        if line.contains(&tag) {
+            in_paragraph = true;
+        } else if line.starts_with("- **") || line.trim().is_empty() {
+            in_paragraph = false;
+        }
+        if in_paragraph || line.starts_with(&row) {
+            out.push(format!("spec/RULES.md:{}: {}", i + 1, line.trim()));
+        }
+    }
+    let dir = root.join("conformance");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .map_err(|e| AdoptError::Io(dir.clone(), e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    for file in files {
+        let text = read(&file)?;
+        let name = format!(
+            "conformance/{}",
+            file.file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default()
+        );
+        for (i, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            if lower.contains("default")
+                && (line.contains(switch.name()) || line.contains(switch.reading()))
+                && !line.trim_start().starts_with("rules:")
+            {
+                out.push(format!("{name}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Adoption {
+    /// The report `kpe adopt` prints: what changed, then what a person must
+    /// still reword, then the next steps.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        use fmt::Write as _;
+        let s = self.switch;
+        let mut out = format!(
+            "Adopted {} `{}={}` (was `{}={}`): the default is now `{}`.\n\nChanged:\n",
+            s.reading(),
+            s.setting(),
+            s.value_in(self.after),
+            s.setting(),
+            s.value_in(self.before),
+            describe(self.after)
+        );
+        for (path, lines) in &self.changed {
+            let _ = writeln!(
+                out,
+                "  {} ({lines} line{})",
+                path.display(),
+                if *lines == 1 { "" } else { "s" }
+            );
+        }
+        out.push_str(
+            "Unchanged by design: scenario pins (`when:`) name values, not the default, so every \
+             expectation still holds; the tests run each scenario under the profiles it holds for.\n",
+        );
+        let _ = writeln!(
+            out,
+            "\nProse to reword by hand ({} lines):",
+            self.reword.len()
+        );
+        for line in &self.reword {
+            let _ = writeln!(out, "  {line}");
+        }
+        out.push_str(
+            "\nNext: rebuild and review (`cargo test`; `INSTA_UPDATE=always cargo test` and \
+             `git diff tests/snapshots` for any trace that changed), reword the prose above, \
+             and add a CHANGELOG.md entry. `kpe adopt` of the same reading again undoes this.\n",
+        );
+        out
+    }
+}
+
+/// Every setting's value in `profile`: `origin=sown, lock=after-sowing, ...`.
+#[must_use]
+pub fn describe(profile: Profile) -> String {
+    Switch::ALL
+        .map(|s| format!("{}={}", s.setting(), s.value_in(profile)))
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_lines_keep_their_profile_and_come_back_byte_for_byte() {
+        let text = "tables:\n  - id: a\n    rules: default\n  - id: b\n    rules: skip-origin,strict-lock\n";
+        let before = Profile::ALL_OFF;
+        let after = before.set(Switch::SkipOrigin, true);
+        let (new, n) = rewrite_rules_lines(text, before, after).unwrap();
+        assert_eq!(n, 2);
+        assert!(new.contains("rules: origin=sown\n"), "{new}");
+        assert!(new.contains("rules: strict-lock\n"), "{new}");
+        assert_eq!(rewrite_rules_lines(&new, after, before).unwrap().0, text);
+        let bad = rewrite_rules_lines("x:\n    rules: bogus\n", before, after).unwrap_err();
+        assert_eq!(bad.0, 2);
+    }
+
+    #[test]
+    fn flipping_a_line_changes_only_its_value() {
+        let text = crate::profile::DEFAULT_FILE;
+        for s in Switch::ALL {
+            let after = Profile::DEFAULT.set(s, !Profile::DEFAULT.has(s));
+            let new = flip_line(text, s, after).unwrap();
+            assert_eq!(parse_default_file(&new), Ok(after));
+            assert_eq!(flip_line(&new, s, Profile::DEFAULT).unwrap(), text);
+        }
+    }
+}
