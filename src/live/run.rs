@@ -356,6 +356,7 @@ fn prepare(
             parts.join(", ")
         ));
     }
+    let planned = options.shard.map(|_| plan.len() as u64);
     if let Some(shard) = options.shard {
         plan.retain(|p| shard.contains(p.seq));
     }
@@ -376,6 +377,7 @@ fn prepare(
         max_plies: Some(max_plies),
         perft_depth: Some(perft_plan.max_depth),
         shard: options.shard,
+        planned,
         only: options
             .policy
             .only

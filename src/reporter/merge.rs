@@ -220,6 +220,7 @@ fn first_difference(a: &Run, b: &Run) -> Option<(&'static str, String, String)> 
         "run.certificate.skip": x.skip, y.skip;
         "run.certificate.expect_fail": x.expect_fail, y.expect_fail;
         "run.certificate.max_failures": x.max_failures, y.max_failures;
+        "run.certificate.planned": x.planned, y.planned;
         "run.source": a.source, b.source;
         "run.kind": a.kind, b.kind;
         "run.profile": a.profile, b.profile;
@@ -328,6 +329,7 @@ pub fn merge_reports(
     }
     let mut run = run0.clone();
     run.certificate.shard = None;
+    run.certificate.planned = None;
     run.engine = reports
         .iter()
         .find_map(|(_, r)| r.run.as_ref()?.engine.clone());
@@ -520,7 +522,24 @@ fn check_plan(
             ));
         }
     }
-    let total = units.len() as u64;
+    let given = units.len() as u64;
+    let planned = reports
+        .first()
+        .and_then(|(_, r)| r.run.as_ref()?.certificate.planned);
+    if let Some(planned) = planned
+        && given < planned
+    {
+        return Err(bad(
+            MERGE,
+            ".",
+            format!(
+                "the plan holds {planned} units and the shards give {given}: the last {} \
+                 are in no shard (dropped)",
+                planned - given
+            ),
+        ));
+    }
+    let total = planned.unwrap_or(given);
     for (file, report) in reports {
         let Some(shard) = report.run.as_ref().and_then(|r| r.certificate.shard) else {
             continue;

@@ -97,6 +97,11 @@ pub struct Certificate {
     /// The share of the units this run checked (`--shard K/N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// With `shard`: how many units the whole plan holds before the shares
+    /// are dealt, so that `kpe-check merge` finds a unit dropped from the
+    /// end of the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned: Option<u64>,
     /// The `--only` patterns, as given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<String>,
@@ -123,6 +128,7 @@ impl Default for Certificate {
             max_plies: None,
             perft_depth: None,
             shard: None,
+            planned: None,
             only: Vec::new(),
             skip: Vec::new(),
             expect_fail: None,
