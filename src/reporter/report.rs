@@ -818,28 +818,66 @@ impl Groups {
         };
         let found = self
             .groups
-            .iter_mut()
-            .find(|g| g.verdict == unit.verdict && g.rules == rules && g.fields == fields);
-        let Some(group) = found else {
+            .iter()
+            .position(|g| g.verdict == unit.verdict && g.rules == rules && g.fields == fields);
+        let Some(k) = found else {
+            let mut example = unit.clone();
+            self.unique_scenario_id(&mut example, None);
             self.groups.push(Group {
                 verdict: unit.verdict,
                 rules,
                 fields,
                 count: 1,
-                example: unit.clone(),
+                example,
                 others: Vec::new(),
             });
             return;
         };
-        group.count += 1;
         let mut other = unit.short_label();
-        if unit.size() < group.example.size() {
-            other = group.example.short_label();
-            group.example = unit.clone();
+        if unit.size() < self.groups[k].example.size() {
+            other = self.groups[k].example.short_label();
+            let mut example = unit.clone();
+            self.unique_scenario_id(&mut example, Some(k));
+            self.groups[k].example = example;
         }
+        let group = &mut self.groups[k];
+        group.count += 1;
         if group.others.len() < GROUP_IDS {
             group.others.push(other);
         }
+    }
+
+    /// Gives the reproduction scenario of `example` an id no other group's
+    /// example has (`ID-2`, `ID-3`, ...), so that the scenarios a report
+    /// prints can be pasted into one suite file. `own` is the group whose
+    /// example it replaces.
+    fn unique_scenario_id(&self, example: &mut UnitResult, own: Option<usize>) {
+        let Some(scenario) = example
+            .divergence
+            .as_mut()
+            .and_then(|d| d.scenario.as_mut())
+        else {
+            return;
+        };
+        let taken = |id: &str| {
+            self.groups.iter().enumerate().any(|(i, g)| {
+                Some(i) != own
+                    && g.example
+                        .divergence
+                        .as_ref()
+                        .and_then(|d| d.scenario.as_ref())
+                        .is_some_and(|s| s.id == id)
+            })
+        };
+        if !taken(&scenario.id) {
+            return;
+        }
+        let base = scenario.id.clone();
+        let mut n = 2;
+        while taken(&format!("{base}-{n}")) {
+            n += 1;
+        }
+        scenario.id = format!("{base}-{n}");
     }
 
     /// The groups: divergences first, then errors, then known divergences;
@@ -1012,6 +1050,66 @@ mod tests {
                 perft: None,
             },
         )
+    }
+
+    fn with_scenario(mut unit: UnitResult, id: &str) -> UnitResult {
+        let scenario = crate::scenario::Scenario {
+            id: id.to_owned(),
+            rules: vec!["CAP-3".to_owned()],
+            description: String::new(),
+            when: std::collections::BTreeMap::new(),
+            start: None,
+            invalid_start: None,
+            moves: Vec::new(),
+            expect: Vec::new(),
+            reject: None,
+            result: None,
+        };
+        unit.divergence.as_mut().unwrap().scenario = Some(scenario);
+        unit
+    }
+
+    fn scenario_ids(groups: &Groups) -> Vec<String> {
+        groups
+            .groups
+            .iter()
+            .map(|g| {
+                let d = g.example.divergence.as_ref().unwrap();
+                d.scenario.as_ref().unwrap().id.clone()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_scenarios_of_a_reports_groups_have_unique_ids() {
+        let small = "1,0,0,0/1,0,0,0 S 22/24 1234/1234";
+        let big = "6,6,6,6/6,6,6,6 S 0/0 ----/----";
+        let mut groups = Groups::default();
+        groups.add(&with_scenario(
+            diverging("a", &["CAP-3"], "captures", big),
+            "x",
+        ));
+        groups.add(&with_scenario(
+            diverging("b", &["SOW-4"], "after", big),
+            "x",
+        ));
+        groups.add(&with_scenario(
+            diverging("c", &["FEED-1"], "legal", big),
+            "x",
+        ));
+        assert_eq!(scenario_ids(&groups), ["x", "x-2", "x-3"]);
+        // A smaller example replacing one keeps its group's id free of the
+        // others', and may take back its own.
+        groups.add(&with_scenario(
+            diverging("d", &["SOW-4"], "after", small),
+            "x",
+        ));
+        assert_eq!(scenario_ids(&groups), ["x", "x-2", "x-3"]);
+        groups.add(&with_scenario(
+            diverging("e", &["CAP-3"], "captures", small),
+            "x-3",
+        ));
+        assert_eq!(scenario_ids(&groups), ["x-3-2", "x-2", "x-3"]);
     }
 
     #[test]
