@@ -159,16 +159,8 @@ fn positions(stones: u8) -> Vec<Position> {
                     }
                 }
                 let taken = u32::from(TOTAL_STONES - stones);
-                let open = used.map(|row| row.iter().all(|&u| u));
-                let captured = match open {
-                    [true, true] => {
-                        let south = (taken / 2) & !1;
-                        [south, taken - south]
-                    }
-                    [true, false] => [taken, 0],
-                    [false, true] => [0, taken],
-                    [false, false] => [0, 0],
-                };
+                let captured =
+                    crate::judge::captured_by_open_rows(taken, used, || (taken / 2) & !1);
                 let setup = Setup {
                     pits: pits.to_vec(),
                     captured,

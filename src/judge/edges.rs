@@ -221,16 +221,7 @@ fn random_position(rng: &mut ChaCha8Rng) -> Option<Position> {
         return None;
     }
     let rest = total - board;
-    let open = used.map(|row| row.iter().all(|&u| u));
-    let captured = match open {
-        [true, true] => {
-            let south = 2 * rng.random_range(0..=rest / 2);
-            [south, rest - south]
-        }
-        [true, false] => [rest, 0],
-        [false, true] => [0, rest],
-        [false, false] => [0, 0],
-    };
+    let captured = captured_by_open_rows(rest, used, || 2 * rng.random_range(0..=rest / 2));
     let setup = Setup {
         pits: pits.to_vec(),
         captured,
@@ -238,6 +229,27 @@ fn random_position(rng: &mut ChaCha8Rng) -> Option<Position> {
         used,
     };
     Position::from_setup(&setup).ok()
+}
+
+/// The captured counts of a position with `taken` stones off the board:
+/// only a player whose row is all used can have captured (LOCK-1), so the
+/// stones are that player's, or shared when both rows are open, South
+/// taking `south()` of them (asked only then). Shared by the edge probes
+/// and `kpe dispute`'s position search.
+pub(crate) fn captured_by_open_rows(
+    taken: u32,
+    used: [[bool; crate::board::ROW]; 2],
+    south: impl FnOnce() -> u32,
+) -> [u32; 2] {
+    match used.map(|row| row.iter().all(|&u| u)) {
+        [true, true] => {
+            let south = south();
+            [south, taken - south]
+        }
+        [true, false] => [taken, 0],
+        [false, true] => [0, taken],
+        [false, false] => [0, 0],
+    }
 }
 
 #[cfg(test)]

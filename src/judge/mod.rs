@@ -25,6 +25,7 @@ mod rules;
 pub use answers::{Answers, diagnose};
 pub use compare::{Mismatch, compare, expected};
 pub use divergence::{Divergence, FieldDiff};
+pub(crate) use edges::captured_by_open_rows;
 pub use edges::{Boundary, Decides, Flip, edge_positions};
 pub use facts::{Answer, Facts, Question};
 pub use perft::{ANY_COUNT, count_rule};
