@@ -127,7 +127,41 @@ pub struct Profile {
     bits: u8,
 }
 
-crate::as_text::serde_as_text!(Profile);
+impl serde::Serialize for Profile {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// In a file a profile is written as its schema says: `default` or words
+/// joined by commas, with no spaces and never empty (the command line also
+/// takes spaces and the empty string, see [`FromStr`]).
+impl<'de> serde::Deserialize<'de> for Profile {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(FileProfile)
+    }
+}
+
+/// The visitor of a profile in a file.
+struct FileProfile;
+
+impl serde::de::Visitor<'_> for FileProfile {
+    type Value = Profile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a profile string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Profile, E> {
+        if text.is_empty() || text.contains(char::is_whitespace) {
+            return Err(E::custom(format!(
+                "profile {text:?}: a profile in a file is `default` or switch names and \
+                 setting=value pairs joined by commas, with no spaces (spec/RULES.md)"
+            )));
+        }
+        text.parse().map_err(E::custom)
+    }
+}
 
 impl Profile {
     /// The authority's default reading of every open point, as

@@ -50,7 +50,7 @@ use crate::rules::Reason;
 
 pub use load::{
     ErrorKind, POSITION_CODES, ScenarioError, ScenarioErrors, is_slug, load_file, parse_file,
-    parse_perft_file, parse_rule_ids, reason_codes, rule_ids,
+    parse_perft_file, parse_rule_ids, reason_codes, rule_ids, scenario_problems,
 };
 pub(crate) use load::{LimitedRead, file_type_name, line_column, read_limited};
 pub use load::{MAX_SUITE_FILE, MAX_YAML_DEPTH, MAX_YAML_INDENT};

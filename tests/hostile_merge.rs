@@ -663,3 +663,55 @@ fn the_running_stopping_rules_match_the_rules_over_all_earlier_units() {
         }
     }
 }
+
+/// Issue 25: SIGINT 1.5 s into a large transcript file let the check go on
+/// to the end. Each signal now stops it between games: the report holds
+/// the games checked so far, marked interrupted, and the exit code is
+/// 128 + the signal's number.
+#[cfg(unix)]
+#[test]
+fn a_signal_stops_a_large_transcript_file_between_games() {
+    use rustix::process::Signal;
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transcripts/conforming.json"),
+    )
+    .unwrap();
+    let mut transcript: Value = serde_json::from_str(&text).unwrap();
+    let games = transcript["games"].as_array().unwrap().clone();
+    let copies = 4000;
+    let mut all = Vec::new();
+    for k in 0..copies {
+        for g in &games {
+            let mut g = g.clone();
+            g["id"] = json!(format!("{}-{k}", g["id"].as_str().unwrap()));
+            all.push(g);
+        }
+    }
+    let total = all.len();
+    transcript["games"] = Value::Array(all);
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, serde_json::to_vec(&transcript).unwrap()).unwrap();
+    for (signal, code, name) in [(Signal::INT, 130, "SIGINT"), (Signal::TERM, 143, "SIGTERM")] {
+        let mut child = kpe_check()
+            .arg(&big)
+            .args(["--format", "json"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
+            out
+        });
+        assert_eq!(interrupt(&mut child, signal), Some(code), "{name}");
+        let report: Value = serde_json::from_slice(&reader.join().unwrap()).unwrap();
+        assert_eq!(report["summary"]["interrupted"], name);
+        let checked = report["units"].as_array().unwrap().len();
+        assert!(checked < total, "{name}: all {total} games were checked");
+        assert_eq!(report["summary"]["units"], checked, "{name}");
+    }
+}

@@ -657,7 +657,10 @@ fn name_readings(
                 explanations = explain(done, index, profile, spool);
                 let r = crate::judge::reading_from(profile, &explanations);
                 let candidates: Vec<Profile> = r.conforms_under.clone();
-                if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
+                // A shard does not probe: its probes would be units with
+                // no place in the plan, which `kpe-check merge` refuses.
+                let no_probes = options.shard.is_some() || probes >= MAX_PROBES;
+                if !diverged || candidates.len() < 2 || no_probes {
                     reading = diverged.then_some(r);
                     break;
                 }

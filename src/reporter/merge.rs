@@ -359,8 +359,23 @@ pub fn merge_reports(
     let mut rows: Vec<ProfileSummary> = Vec::new();
     for (&profile, counts) in run.profiles.iter().zip(per_profile) {
         let explanations = merged_explanations(reports, profile);
-        let reading = (counts.diverges > 0 && !explanations.is_empty())
-            .then(|| reading_from(profile, &explanations));
+        let reading = (counts.diverges > 0 && !explanations.is_empty()).then(|| {
+            let mut reading = reading_from(profile, &explanations);
+            if reading.conforms_under.len() > 1 {
+                reading.unseparated = Some(format!(
+                    "shards do not probe, so nothing was asked to separate {}: run the check \
+                     unsharded to separate them",
+                    reading
+                        .conforms_under
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ));
+                reading = reading.stated();
+            }
+            reading
+        });
         rows.push(ProfileSummary {
             profile,
             counts,
@@ -422,6 +437,18 @@ fn check_shard(
                 ),
             ));
         }
+        if let Some(scenario) = unit.divergence.as_ref().and_then(|d| d.scenario.as_ref())
+            && let Some(problem) = crate::scenario::scenario_problems(scenario).first()
+        {
+            return Err(bad(
+                file,
+                &at(".divergence.scenario"),
+                format!(
+                    "the reproduction scenario {:?} is not one: {problem}",
+                    scenario.id
+                ),
+            ));
+        }
         if let Some(p) = unit.profile
             && !run.profiles.contains(&p)
         {
@@ -457,6 +484,7 @@ fn check_shard(
         }
         counts.add(unit);
     }
+    check_explanations(file, report, summary)?;
     let stated = summary.counts();
     for (field, units, said) in [
         ("units", counts.units, stated.units),
@@ -474,6 +502,52 @@ fn check_shard(
                 &format!("summary.{field}"),
                 format!("the summary says {said}, but the units listed add up to {units}"),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A shard's explanations (added up by merge to name the reading) against
+/// its units: a profile explains no more units badly than the shard holds
+/// of the profile checked, and each rule's count is within its total, so
+/// that no sum of shards can overflow or name a reading its units do not
+/// show.
+fn check_explanations(
+    file: &str,
+    report: &JsonReport,
+    summary: &Summary,
+) -> Result<(), CheckError> {
+    let single = summary.profiles.len() == 1;
+    for (k, row) in summary.profiles.iter().enumerate() {
+        let held = report
+            .units
+            .iter()
+            .filter(|u| u.profile == Some(row.profile) || (single && u.profile.is_none()))
+            .count() as u64;
+        for (j, e) in row.explanations.iter().enumerate() {
+            let at = format!("summary.profiles[{k}].explanations[{j}]");
+            if e.units > held {
+                return Err(bad(
+                    file,
+                    &format!("{at}.units"),
+                    format!(
+                        "{} units unexplained by {}, but the shard holds {held} units of {}",
+                        e.units, e.profile, row.profile
+                    ),
+                ));
+            }
+            for (i, r) in e.rules.iter().enumerate() {
+                if r.units > e.units {
+                    return Err(bad(
+                        file,
+                        &format!("{at}.rules[{i}].units"),
+                        format!(
+                            "{} units under {}, more than the {} unexplained in all",
+                            r.units, r.rule, e.units
+                        ),
+                    ));
+                }
+            }
         }
     }
     Ok(())

@@ -482,7 +482,7 @@ impl Counts {
     /// Counts `unit` in.
     pub fn add(&mut self, unit: &UnitResult) {
         self.units += 1;
-        self.plies += unit.plies;
+        self.plies = self.plies.saturating_add(unit.plies);
         *self.slot(unit.verdict) += 1;
     }
 

@@ -1049,6 +1049,23 @@ const READINGS: [(&str, &str, Switch); 5] = [
 ];
 
 /// The checks of one scenario on its own (not its id's uniqueness).
+/// What is wrong with one scenario read from elsewhere than a suite file
+/// (a shard report's reproduction): the checks a scenario file's
+/// scenarios get, each said as in `kpe suite`.
+#[must_use]
+pub fn scenario_problems(s: &Scenario) -> Vec<String> {
+    let mut problems: Vec<String> = check_scenario(s, &rule_ids())
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    for expect in &s.expect {
+        if let Some(Err(e)) = expect.position.as_deref().map(str::parse::<Position>) {
+            problems.push(format!("the position expected at ply {}: {e}", expect.ply));
+        }
+    }
+    problems
+}
+
 fn check_scenario(s: &Scenario, known: &[String]) -> Vec<ErrorKind> {
     let mut errors = Vec::new();
     if !is_slug(&s.id) {
