@@ -204,18 +204,7 @@ pub fn analyse(
         source: ValueSource::Over,
     };
     if rules::legal_moves(position, profile).is_empty() {
-        let [s, n] = rules::sweep(position).map(|t| t as i8);
-        let c = [
-            position.captured(Player::South),
-            position.captured(Player::North),
-        ]
-        .map(|t| t as i8);
-        let margin = (s - c[0]) - (n - c[1]);
-        let margin = if position.to_move() == Player::South {
-            margin
-        } else {
-            -margin
-        };
+        let margin = final_margin(position);
         analysis.margin = Some(margin);
         analysis.bounds = [margin, margin];
         return Ok(analysis);
@@ -232,6 +221,44 @@ pub fn analyse(
         analysis.source = ValueSource::Table;
         return Ok(analysis);
     }
+    let (moves, source) = search_down(table, position, profile, budget)?;
+    let (lo, hi) = bounds_of(&moves);
+    analysis.bounds = [lo, hi];
+    analysis.margin = (lo == hi).then_some(lo);
+    if lo == hi {
+        analysis.best = best_of(&moves, lo);
+    }
+    analysis.moves = moves;
+    analysis.source = source;
+    Ok(analysis)
+}
+
+/// The margin of a game that is over, for the player to move: the sweep
+/// (END-2) added to what each side captured.
+fn final_margin(position: &Position) -> i8 {
+    let [s, n] = rules::sweep(position).map(|t| t as i8);
+    let c = [
+        position.captured(Player::South),
+        position.captured(Player::North),
+    ]
+    .map(|t| t as i8);
+    let margin = (s - c[0]) - (n - c[1]);
+    if position.to_move() == Player::South {
+        margin
+    } else {
+        -margin
+    }
+}
+
+/// The values of `position`'s moves by iterative deepening down to the
+/// table, within `budget`: the deepest finished search (each move with
+/// its bounds, wide open when none finished) and how it was found.
+fn search_down(
+    table: &Table,
+    position: &Position,
+    profile: Profile,
+    budget: Budget,
+) -> Result<(Vec<MoveValue>, ValueSource), ValueError> {
     let started = Instant::now();
     let mut search = Search {
         table,
@@ -272,19 +299,13 @@ pub fn analyse(
         (0, unknown)
     });
     let (lo, hi) = bounds_of(&moves);
-    analysis.bounds = [lo, hi];
-    analysis.margin = (lo == hi).then_some(lo);
-    if lo == hi {
-        analysis.best = best_of(&moves, lo);
-    }
-    analysis.moves = moves;
-    analysis.source = ValueSource::Search {
+    let source = ValueSource::Search {
         depth,
         nodes: search.nodes,
         seconds: started.elapsed().as_secs_f64(),
         exact: lo == hi,
     };
-    Ok(analysis)
+    Ok((moves, source))
 }
 
 fn bounds_of(moves: &[MoveValue]) -> (i8, i8) {
@@ -502,65 +523,14 @@ impl Analysis {
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
-        let p = &self.position;
-        let mover = self.mover;
         let _ = writeln!(
             out,
-            "position: {p} (rules {}; table {})",
-            self.rules, self.class
+            "position: {} (rules {}; table {})",
+            self.position, self.rules, self.class
         );
-        match self.margin {
-            Some(m) => {
-                let endless = if self.endless {
-                    " (endless: one player holds it only by never capturing again)"
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    out,
-                    "value: {} for {mover}, the player to move{endless}",
-                    signed(m)
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "value: between {} and {} for {mover}, the player to move (not exact)",
-                    signed(self.bounds[0]),
-                    signed(self.bounds[1])
-                );
-            }
-        }
+        let _ = writeln!(out, "{}", self.value_text());
         if let Some(m) = self.margin {
-            let s = i16::from(p.board_stones());
-            let own = i16::from(p.captured(mover)) + (s + i16::from(m)) / 2;
-            let theirs = i16::from(p.captured(mover.opponent())) + (s - i16::from(m)) / 2;
-            let (south, north) = if mover == Player::South {
-                (own, theirs)
-            } else {
-                (theirs, own)
-            };
-            let verdict = match south.cmp(&north) {
-                std::cmp::Ordering::Greater => "South wins",
-                std::cmp::Ordering::Less => "North wins",
-                std::cmp::Ordering::Equal => "a draw",
-            };
-            match self.line.as_ref().map(|l| &l.end) {
-                Some(LineEnd::Endless { captured } | LineEnd::Repeats { captured, .. }) => {
-                    let left = 48 - captured[0] - captured[1];
-                    let _ = writeln!(
-                        out,
-                        "with best play: the game never ends: South has captured {}, North {}, and {left} stones go round for ever",
-                        captured[0], captured[1]
-                    );
-                }
-                _ => {
-                    let _ = writeln!(
-                        out,
-                        "with best play: South {south} - North {north}: {verdict}"
-                    );
-                }
-            }
+            let _ = writeln!(out, "{}", self.outcome_text(m));
         }
         if !self.best.is_empty() {
             let best: Vec<String> = self.best.iter().map(ToString::to_string).collect();
@@ -570,58 +540,82 @@ impl Analysis {
             let _ = writeln!(out, "moves:");
         }
         for m in &self.moves {
-            let value = match m.margin {
-                Some(v) => format!("{:>4}", signed(v)),
-                None => format!("{}..{}", signed(m.bounds[0]), signed(m.bounds[1])),
-            };
-            let captures = if m.captures > 0 {
-                format!("  captures {}", m.captures)
-            } else {
-                String::new()
-            };
-            let after = match m.after {
-                Some(e) if e.endless => "  then endless",
-                _ => "",
-            };
-            let _ = writeln!(out, "  {}  {value}{captures}{after}", m.pit);
+            let _ = writeln!(out, "  {}", move_text(m));
         }
         if let Some(d) = self.depth.filter(|_| !self.endless) {
             let more = if d >= 1022 { " or more" } else { "" };
             let _ = writeln!(out, "depth: {d}{more} plies to the next capture or the end");
         }
         if let Some(line) = &self.line {
-            let moves: Vec<String> = line.moves.iter().map(ToString::to_string).collect();
-            let shown = if moves.is_empty() {
-                "(none)".to_owned()
-            } else {
-                moves.join(" ")
-            };
-            let end = match &line.end {
-                LineEnd::Over { totals, .. } => {
-                    format!("game over: South {} - North {}", totals[0], totals[1])
-                }
-                LineEnd::Endless { captured } => format!(
-                    "then endless play with no capture (captured South {} - North {})",
-                    captured[0], captured[1]
-                ),
-                LineEnd::Repeats { at, captured } => format!(
-                    "then the position after ply {at} comes back: play may go round for ever (captured South {} - North {})",
-                    captured[0], captured[1]
-                ),
-                LineEnd::Stopped => format!("stopped after {MAX_LINE} plies"),
-            };
-            let _ = writeln!(out, "best line ({} plies): {shown}\n  {end}", moves.len());
+            let _ = writeln!(out, "{}", line_text(line));
         }
-        let _ = match &self.source {
-            ValueSource::Over => writeln!(out, "source: the game is over (the sweep, END-2)"),
-            ValueSource::Table => writeln!(out, "source: the table"),
+        let _ = writeln!(out, "{}", self.source_text());
+        out
+    }
+
+    /// `value: ...`: the margin for the player to move, or its bounds.
+    fn value_text(&self) -> String {
+        let mover = self.mover;
+        match self.margin {
+            Some(m) => {
+                let endless = if self.endless {
+                    " (endless: one player holds it only by never capturing again)"
+                } else {
+                    ""
+                };
+                format!(
+                    "value: {} for {mover}, the player to move{endless}",
+                    signed(m)
+                )
+            }
+            None => format!(
+                "value: between {} and {} for {mover}, the player to move (not exact)",
+                signed(self.bounds[0]),
+                signed(self.bounds[1])
+            ),
+        }
+    }
+
+    /// `with best play: ...`: the final score that margin `m` gives, or
+    /// the endless play the best line ends in.
+    fn outcome_text(&self, m: i8) -> String {
+        let (p, mover) = (&self.position, self.mover);
+        let s = i16::from(p.board_stones());
+        let own = i16::from(p.captured(mover)) + (s + i16::from(m)) / 2;
+        let theirs = i16::from(p.captured(mover.opponent())) + (s - i16::from(m)) / 2;
+        let (south, north) = if mover == Player::South {
+            (own, theirs)
+        } else {
+            (theirs, own)
+        };
+        let verdict = match south.cmp(&north) {
+            std::cmp::Ordering::Greater => "South wins",
+            std::cmp::Ordering::Less => "North wins",
+            std::cmp::Ordering::Equal => "a draw",
+        };
+        match self.line.as_ref().map(|l| &l.end) {
+            Some(LineEnd::Endless { captured } | LineEnd::Repeats { captured, .. }) => {
+                let left = 48 - captured[0] - captured[1];
+                format!(
+                    "with best play: the game never ends: South has captured {}, North {}, and {left} stones go round for ever",
+                    captured[0], captured[1]
+                )
+            }
+            _ => format!("with best play: South {south} - North {north}: {verdict}"),
+        }
+    }
+
+    /// `source: ...`: where the value came from.
+    fn source_text(&self) -> String {
+        match &self.source {
+            ValueSource::Over => "source: the game is over (the sweep, END-2)".to_owned(),
+            ValueSource::Table => "source: the table".to_owned(),
             ValueSource::Search {
                 depth,
                 nodes,
                 seconds,
                 exact,
-            } => writeln!(
-                out,
+            } => format!(
                 "source: search down to the table, {depth} plies deep, {nodes} positions in {seconds:.2} s: {}",
                 if *exact {
                     "exact"
@@ -629,7 +623,49 @@ impl Analysis {
                     "bounds only (raise --seconds or --depth, or build a larger table)"
                 }
             ),
-        };
-        out
+        }
     }
+}
+
+/// One move's row: its pit, value (or bounds), captures and what follows.
+fn move_text(m: &MoveValue) -> String {
+    let value = match m.margin {
+        Some(v) => format!("{:>4}", signed(v)),
+        None => format!("{}..{}", signed(m.bounds[0]), signed(m.bounds[1])),
+    };
+    let captures = if m.captures > 0 {
+        format!("  captures {}", m.captures)
+    } else {
+        String::new()
+    };
+    let after = match m.after {
+        Some(e) if e.endless => "  then endless",
+        _ => "",
+    };
+    format!("{}  {value}{captures}{after}", m.pit)
+}
+
+/// `best line (N plies): ...` and how it ends, on two lines.
+fn line_text(line: &BestLine) -> String {
+    let moves: Vec<String> = line.moves.iter().map(ToString::to_string).collect();
+    let shown = if moves.is_empty() {
+        "(none)".to_owned()
+    } else {
+        moves.join(" ")
+    };
+    let end = match &line.end {
+        LineEnd::Over { totals, .. } => {
+            format!("game over: South {} - North {}", totals[0], totals[1])
+        }
+        LineEnd::Endless { captured } => format!(
+            "then endless play with no capture (captured South {} - North {})",
+            captured[0], captured[1]
+        ),
+        LineEnd::Repeats { at, captured } => format!(
+            "then the position after ply {at} comes back: play may go round for ever (captured South {} - North {})",
+            captured[0], captured[1]
+        ),
+        LineEnd::Stopped => format!("stopped after {MAX_LINE} plies"),
+    };
+    format!("best line ({} plies): {shown}\n  {end}", moves.len())
 }
