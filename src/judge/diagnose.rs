@@ -150,6 +150,27 @@ pub(crate) fn diagnose(
     }
 }
 
+/// The rules a ply that does not match cites under the game's own profile
+/// alone (no other reading is asked): the step it breaks, or, when no step
+/// can be singled out, the rules that decide each differing field. What a
+/// transcript's closest reading counts, profile by profile.
+pub(crate) fn cited_rules(check: &GameCheck, claim: &Ply, mismatch: Mismatch) -> RuleSet {
+    let (legal, result) = check.answer(claim.mv, true);
+    let legal = legal.unwrap_or_default();
+    let broken = broken_rules(check, claim, &mismatch, &legal, &result);
+    if !broken.is_empty() {
+        return broken;
+    }
+    let mut rules = RuleSet::new();
+    for field in Mismatch::FIELDS.into_iter().filter(|&f| mismatch.has(f)) {
+        if let (Mismatch::MOVE, Err(refusal)) = (field, &result) {
+            rules.insert(refusal.reason.rule());
+        }
+        rules.extend(heuristic_rules(field, check, claim, &legal, &result));
+    }
+    rules
+}
+
 /// The rule a transcript ply breaks, by the live mode's step order: the
 /// legal moves when they differ, else the move. Empty when no step can be
 /// singled out.
