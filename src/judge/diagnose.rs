@@ -138,6 +138,9 @@ pub(crate) fn diagnose(
         }
     }
     let scenario = scenario(check, claim, rules, ctx);
+    if scenario.moves.len() > 1 {
+        notes.push(history_note(check.profile));
+    }
     Divergence {
         ply: Some(ctx.ply),
         before: Some(before),
@@ -650,13 +653,11 @@ fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -
         moves.push(claim.mv);
         (start, moves)
     });
+    // The stretch comes along when some profile answers differently with
+    // it than without: then the answer depends on the history (END-3),
+    // under the claimed reading of I5 or under the one the engine played.
     let (start, moves) = match long {
-        Some(long)
-            if long.1.len() > 1
-                && replay(short.0, &short.1, profile) != replay(long.0, &long.1, profile) =>
-        {
-            long
-        }
+        Some(long) if long.1.len() > 1 && needs_history(&short, &long) => long,
         _ => short,
     };
     let claims = Claims {
@@ -698,6 +699,34 @@ fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -
         reject: mine.reject,
         result: mine.result,
     }
+}
+
+/// What the report says of a scenario that replays a repeating stretch:
+/// where it reproduces, and why a live run cannot show it (spec/TRANSCRIPT.md,
+/// "What kpe-check does with it").
+pub(crate) fn history_note(profile: Profile) -> String {
+    let live = if profile.has(Switch::EndOnRepetition) {
+        "a live run cannot reproduce it: the protocol carries no history, so there kpe-check \
+         itself ends the game at the repetition on the engine's positions, and an engine \
+         driven live cannot get this wrong"
+    } else {
+        "a live run reproduces it only against an engine that keeps the history of its \
+         session, since the protocol carries none"
+    };
+    format!(
+        "the scenario needs the game's history (END-3): it replays the stretch since the last \
+         capture or newly used pit, where the positions that can repeat begin; it reproduces \
+         under `kpe suite` and in transcripts, but {live}"
+    )
+}
+
+/// Whether some profile's answers to the line `long` (a repeating stretch
+/// and the move) differ from its answers to `short` (the move alone).
+fn needs_history(short: &(Position, Vec<Pit>), long: &(Position, Vec<Pit>)) -> bool {
+    Profile::all().any(|p| {
+        let (a, b) = (replay(short.0, &short.1, p), replay(long.0, &long.1, p));
+        a.last != b.last || a.legal != b.legal
+    })
 }
 
 /// Which fields the engine claimed at the diverging ply, so the scenario
