@@ -502,6 +502,9 @@ pub fn check_engine(
     let rows = name_readings(&mut done, &mut spares, options, seed, &roots, &spool);
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
     let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
+    if let Some(note) = slow_start_note(&units, manifest.timeouts.start_ms) {
+        summary.note(note);
+    }
     if let Some(signal) = super::interrupt::interrupted() {
         summary.interrupted = Some(signal.to_string());
     } else if options.shard.is_none() {
@@ -544,6 +547,34 @@ pub fn check_engine(
         time: ran.time,
         notes,
     })
+}
+
+/// The report's note when some start of the engine answered its hello later
+/// than the start timeout and the engine was started once more.
+fn slow_start_note(units: &[UnitResult], start_ms: u64) -> Option<String> {
+    let slow: Vec<&UnitResult> = units
+        .iter()
+        .filter(|u| u.retried.iter().any(schedule::is_slow_start))
+        .collect();
+    let first = slow.first()?;
+    let then = if slow
+        .iter()
+        .any(|u| u.reason.as_deref() == Some(crate::reporter::DID_NOT_START))
+    {
+        "it did not answer the second time either"
+    } else {
+        "it answered then, and the run went on"
+    };
+    Some(format!(
+        "slow start: the engine gave no hello within the start timeout ({start_ms} ms) on {} \
+         (first: {}) and was started once more; {then}: raise `timeouts.start_ms` if it needs longer",
+        if slow.len() == 1 {
+            "1 start".to_owned()
+        } else {
+            format!("{} starts", slow.len())
+        },
+        first.label()
+    ))
 }
 
 /// Engines started after the scheduled run (to shrink and to probe), one
