@@ -347,14 +347,7 @@ fn prepare(
                 }
             }
         }
-        let parts: Vec<String> = on
-            .iter()
-            .map(|(b, n)| format!("{} {n}", b.name()))
-            .collect();
-        summary.note(format!(
-            "edge coverage of {profile} (edge probes on each boundary, spec/PROTOCOL.md \"Edge probes\"): {}",
-            parts.join(", ")
-        ));
+        summary.note(coverage_note(profile, &on));
     }
     let planned = options.shard.map(|_| plan.len() as u64);
     if let Some(shard) = options.shard {
@@ -547,6 +540,41 @@ pub fn check_engine(
         time: ran.time,
         notes,
     })
+}
+
+/// The edge coverage of `profile` as the report's note: one line per
+/// boundary that can occur under it, with the probes on it; the boundaries
+/// that cannot occur are named once, with why, instead of counted as 0.
+fn coverage_note(profile: Profile, on: &[(crate::judge::Boundary, usize)]) -> String {
+    let mut note = format!(
+        "edge coverage of {profile} (probes on each boundary, spec/PROTOCOL.md \"Edge probes\"):"
+    );
+    let mut impossible: Vec<(String, &str)> = Vec::new();
+    for (b, n) in on {
+        match b.impossible_under(profile) {
+            Some(why) => impossible.push((b.name(), why)),
+            None if *n == 0 => note.push_str(&format!(
+                "\n  {}: none found in {} sampled positions",
+                b.name(),
+                crate::judge::MAX_SAMPLES
+            )),
+            None => note.push_str(&format!("\n  {}: {n}", b.name())),
+        }
+    }
+    if let Some((_, why)) = impossible.first() {
+        note.push_str(&format!(
+            "\n  not probed, as {} cannot occur under {profile} ({why}):",
+            if impossible.len() == 1 {
+                "it".to_owned()
+            } else {
+                format!("these {}", impossible.len())
+            }
+        ));
+        for (name, _) in &impossible {
+            note.push_str(&format!("\n    {name}"));
+        }
+    }
+    note
 }
 
 /// The report's note when some start of the engine answered its hello later
