@@ -370,6 +370,11 @@ pub fn merge_reports(
             explanations: Vec::new(),
         });
     }
+    // What each unit left unexplained was for naming the reading: the
+    // merged report is the unsharded one, whose units do not carry it.
+    for unit in &mut units {
+        unit.unexplained.clear();
+    }
     for (_, report) in reports {
         let Some(s) = &report.summary else { continue };
         summary.rules.extend(s.rules);
