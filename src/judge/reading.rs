@@ -649,6 +649,103 @@ mod tests {
         );
     }
 
+    fn explanation(profile: &str, units: u64) -> Explanation {
+        Explanation {
+            profile: profile.parse().unwrap(),
+            units,
+            rules: vec![RuleCount {
+                rule: "CAP-3".to_owned(),
+                units,
+            }],
+        }
+    }
+
+    /// Ties as spec/REPORT.md says: fewest units, then fewest switches
+    /// changed (the claim wins), then `Profile::all` order, whatever order
+    /// the explanations come in (a merge gathers them from several shards).
+    #[test]
+    fn the_nearest_profile_breaks_ties_as_the_spec_says() {
+        let p = |s: &str| s.parse::<Profile>().unwrap();
+        let tied = [
+            explanation("strict-lock", 2),
+            explanation("skip-origin", 2),
+            explanation("skip-origin,strict-lock", 2),
+            explanation("default", 3),
+        ];
+        let near = nearest(Profile::DEFAULT, &tied).unwrap();
+        assert_eq!(near.profile, p("skip-origin"), "Profile::all order");
+        let with_claim = [explanation("skip-origin", 2), explanation("default", 2)];
+        assert_eq!(
+            nearest(Profile::DEFAULT, &with_claim).unwrap().profile,
+            Profile::DEFAULT,
+            "the claim wins a tie"
+        );
+        let fewer = [
+            explanation("default", 2),
+            explanation("feed-after-capture", 1),
+        ];
+        assert_eq!(
+            nearest(Profile::DEFAULT, &fewer).unwrap().profile,
+            p("feed-after-capture"),
+            "fewest units first"
+        );
+        let claimed = p("skip-origin");
+        let far = [
+            explanation("strict-lock", 1),
+            explanation("default", 1),
+            explanation("skip-origin", 4),
+        ];
+        assert_eq!(nearest(claimed, &far).unwrap().profile, Profile::DEFAULT);
+        // Explaining profiles are listed closest first, ties in
+        // `Profile::all` order.
+        let zero = [
+            explanation("skip-origin,strict-lock", 0),
+            explanation("strict-lock", 0),
+            explanation("skip-origin", 0),
+            explanation("default", 3),
+        ];
+        let reading = reading_from(Profile::DEFAULT, &zero, &[]);
+        assert_eq!(
+            reading.conforms_under,
+            [
+                p("skip-origin"),
+                p("strict-lock"),
+                p("skip-origin,strict-lock")
+            ]
+        );
+        assert_eq!(reading.rechecked, 3);
+        assert!(reading.nearest.is_none());
+    }
+
+    #[test]
+    fn a_tally_counts_units_by_their_records() {
+        let p = |s: &str| s.parse::<Profile>().unwrap();
+        let mut rules = RuleSet::new();
+        rules.insert("CAP-3");
+        let records = unexplained(&[
+            (Profile::DEFAULT, rules),
+            (p("skip-origin"), rules),
+            (p("strict-lock"), RuleSet::new()),
+        ]);
+        assert_eq!(records.len(), 2, "{records:?}");
+        let mut tally = Tally::new([Profile::DEFAULT, p("skip-origin"), p("strict-lock")]);
+        tally.candidate(p("feed-after-capture"));
+        tally.unit(&records);
+        tally.unit(&records);
+        tally.unit(&[]);
+        let e = tally.explanations();
+        let units: Vec<u64> = e.iter().map(|e| e.units).collect();
+        assert_eq!(units, [2, 2, 2, 0]);
+        assert_eq!(
+            e[0].rules,
+            [RuleCount {
+                rule: "CAP-3".to_owned(),
+                units: 2
+            }]
+        );
+        assert!(e[2].rules.is_empty(), "unexplained with no rule");
+    }
+
     #[test]
     fn closest_profiles_change_the_fewest_switches() {
         let all: Vec<Profile> = Profile::all().collect();
