@@ -255,6 +255,14 @@ fn end_3_ends_on_repetition_reproduces_with_its_history() {
         !divergences(&report).is_empty(),
         "ends-on-repetition was not caught"
     );
+    // Its first divergence, a conformance scenario's line (issue 23: it
+    // cited END-1), cites END-3 and so do its fields; its reproduction
+    // replays the line's history.
+    let (unit, first) = divergences(&report)[0];
+    assert_eq!(unit.kind, "scenario", "{}", unit.id);
+    assert_eq!(first.rules.to_string(), "END-3", "{}: {first:?}", unit.id);
+    assert!(first.fields.iter().all(|f| f.rules.to_string() == "END-3"));
+    assert!(first.scenario.as_ref().unwrap().moves.len() > 1);
     // The chase: one stone each, four pits apart, for ever by default.
     let start: Position = "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse().unwrap();
     let mut game = Game::new(start, Profile::DEFAULT);

@@ -624,7 +624,7 @@ fn the_reading_is_named_for_the_skip_origin_engine() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "reading   claimed default, but no documented reading explains it: it diverges under every one of the 31 other profiles re-checked\n",
+            "reading   claimed default, but no documented reading explains it: it diverges under every one of the 31 other profiles re-checked; closest: the claimed profile itself, which leaves CAP-3 (1 unit) unexplained\n",
         ));
 }
 

@@ -169,3 +169,52 @@ fn a_requested_profile_the_engine_does_not_play_keeps_the_run_from_conforming() 
     assert!(!report.conforms(), "{:?}", report.summary.verdict());
     assert_eq!(report.summary.verdict().exit_code(), 4);
 }
+
+/// The coverage note of issue 23 was one long line ending `... on the legal
+/// moves 0` for boundaries that cannot occur: now each boundary that can
+/// occur is a line of its own with its count, and those that cannot are
+/// listed once, said as such.
+#[test]
+fn the_edge_coverage_note_lists_one_boundary_a_line_and_names_the_impossible_ones() {
+    let report = check(&[], "default", 1);
+    let note = report
+        .summary
+        .notes
+        .iter()
+        .find(|n| n.starts_with("edge coverage of default"))
+        .expect("a coverage note");
+    let lines: Vec<&str> = note.lines().collect();
+    assert!(!note.contains(" 0\n") && !note.ends_with(" 0"), "{note}");
+    let counted: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("    ") && l.contains(": "))
+        .copied()
+        .collect();
+    // Seven boundaries can occur under the default, each on its line.
+    assert_eq!(counted.len(), 7, "{note}");
+    for line in &counted {
+        assert_eq!(line.matches(" on ").count(), 1, "{line}");
+    }
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("  not probed, as these 3 cannot occur under default"))
+        .unwrap_or_else(|| panic!("{note}"));
+    assert_eq!(
+        lines[at + 1..],
+        [
+            "    I1 (SOW-4) on the legal moves",
+            "    I2 (LOCK-3) on the legal moves",
+            "    the lock (LOCK-1) on the legal moves"
+        ]
+    );
+    // Under feed-after-capture every boundary can occur.
+    let report = check(&[], "feed-after-capture", 1);
+    let note = report
+        .summary
+        .notes
+        .iter()
+        .find(|n| n.starts_with("edge coverage of feed-after-capture"))
+        .expect("a coverage note");
+    assert!(!note.contains("not probed"), "{note}");
+    assert_eq!(note.lines().count(), 11, "{note}");
+}

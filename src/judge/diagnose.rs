@@ -138,6 +138,9 @@ pub(crate) fn diagnose(
         }
     }
     let scenario = scenario(check, claim, rules, ctx);
+    if scenario.moves.len() > 1 {
+        notes.push(history_note(check.profile));
+    }
     Divergence {
         ply: Some(ctx.ply),
         before: Some(before),
@@ -148,6 +151,27 @@ pub(crate) fn diagnose(
         scenario: Some(scenario),
         perft: None,
     }
+}
+
+/// The rules a ply that does not match cites under the game's own profile
+/// alone (no other reading is asked): the step it breaks, or, when no step
+/// can be singled out, the rules that decide each differing field. What a
+/// transcript's closest reading counts, profile by profile.
+pub(crate) fn cited_rules(check: &GameCheck, claim: &Ply, mismatch: Mismatch) -> RuleSet {
+    let (legal, result) = check.answer(claim.mv, true);
+    let legal = legal.unwrap_or_default();
+    let broken = broken_rules(check, claim, &mismatch, &legal, &result);
+    if !broken.is_empty() {
+        return broken;
+    }
+    let mut rules = RuleSet::new();
+    for field in Mismatch::FIELDS.into_iter().filter(|&f| mismatch.has(f)) {
+        if let (Mismatch::MOVE, Err(refusal)) = (field, &result) {
+            rules.insert(refusal.reason.rule());
+        }
+        rules.extend(heuristic_rules(field, check, claim, &legal, &result));
+    }
+    rules
 }
 
 /// The rule a transcript ply breaks, by the live mode's step order: the
@@ -629,13 +653,11 @@ fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -
         moves.push(claim.mv);
         (start, moves)
     });
+    // The stretch comes along when some profile answers differently with
+    // it than without: then the answer depends on the history (END-3),
+    // under the claimed reading of I5 or under the one the engine played.
     let (start, moves) = match long {
-        Some(long)
-            if long.1.len() > 1
-                && replay(short.0, &short.1, profile) != replay(long.0, &long.1, profile) =>
-        {
-            long
-        }
+        Some(long) if long.1.len() > 1 && needs_history(&short, &long) => long,
         _ => short,
     };
     let claims = Claims {
@@ -677,6 +699,34 @@ fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -
         reject: mine.reject,
         result: mine.result,
     }
+}
+
+/// What the report says of a scenario that replays a repeating stretch:
+/// where it reproduces, and why a live run cannot show it (spec/TRANSCRIPT.md,
+/// "What kpe-check does with it").
+pub(crate) fn history_note(profile: Profile) -> String {
+    let live = if profile.has(Switch::EndOnRepetition) {
+        "a live run cannot reproduce it: the protocol carries no history, so there kpe-check \
+         itself ends the game at the repetition on the engine's positions, and an engine \
+         driven live cannot get this wrong"
+    } else {
+        "a live run reproduces it only against an engine that keeps the history of its \
+         session, since the protocol carries none"
+    };
+    format!(
+        "the scenario needs the game's history (END-3): it replays the stretch since the last \
+         capture or newly used pit, where the positions that can repeat begin; it reproduces \
+         under `kpe suite` and in transcripts, but {live}"
+    )
+}
+
+/// Whether some profile's answers to the line `long` (a repeating stretch
+/// and the move) differ from its answers to `short` (the move alone).
+fn needs_history(short: &(Position, Vec<Pit>), long: &(Position, Vec<Pit>)) -> bool {
+    Profile::all().any(|p| {
+        let (a, b) = (replay(short.0, &short.1, p), replay(long.0, &long.1, p));
+        a.last != b.last || a.legal != b.legal
+    })
 }
 
 /// Which fields the engine claimed at the diverging ply, so the scenario

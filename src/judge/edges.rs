@@ -80,6 +80,23 @@ impl Boundary {
         }
     }
 
+    /// Why this boundary cannot occur under `profile`, if it cannot: when
+    /// feeding is judged by sowing (I3's default), which moves feed
+    /// depends only on how far each pit's stones reach, which neither the
+    /// origin pit of a lap (I1) nor captures (I2, the lock) change, so
+    /// those flips never change the legal moves. `None` when it can occur.
+    #[must_use]
+    pub fn impossible_under(self, profile: Profile) -> Option<&'static str> {
+        let by_sowing = !profile.has(Switch::FeedAfterCapture);
+        let on_feeding_only = matches!(
+            self.flip,
+            Flip::Reading(Switch::SkipOrigin | Switch::StrictLock) | Flip::Lock
+        );
+        (by_sowing && on_feeding_only && self.decides == Decides::Legal).then_some(
+            "with feeding judged by sowing, which moves feed depends on neither the origin pit nor captures",
+        )
+    }
+
     /// Whether the flip changes this boundary's answer at `position` under
     /// `profile`.
     #[must_use]
@@ -270,6 +287,38 @@ mod tests {
             }
         }
         assert_eq!(found, edge_positions(fac, 7, 3), "seeded");
+    }
+
+    /// What `impossible_under` says cannot occur is never found, in as many
+    /// samples as a run takes at most; under the default profile, what it
+    /// says can occur is found.
+    #[test]
+    fn the_boundaries_said_impossible_are_never_found() {
+        let profiles = Profile::all().filter(|p| !p.has(Switch::EndOnRepetition));
+        for (seed, profile) in (0u64..).zip(profiles) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut seen = vec![false; Boundary::all().len()];
+            for _ in 0..MAX_SAMPLES {
+                let Some(position) = random_position(&mut rng) else {
+                    continue;
+                };
+                for (k, b) in Boundary::all().into_iter().enumerate() {
+                    if b.decides_at(&position, profile) {
+                        assert!(
+                            b.impossible_under(profile).is_none(),
+                            "{} occurs under {profile} at {position}",
+                            b.name()
+                        );
+                        seen[k] = true;
+                    }
+                }
+            }
+            if profile == Profile::DEFAULT {
+                for (b, seen) in Boundary::all().into_iter().zip(seen) {
+                    assert_eq!(seen, b.impossible_under(profile).is_none(), "{}", b.name());
+                }
+            }
+        }
     }
 
     #[test]

@@ -26,11 +26,12 @@ pub use answers::{Answers, diagnose};
 pub use compare::{Mismatch, compare, expected};
 pub use divergence::{Divergence, FieldDiff};
 pub(crate) use edges::captured_by_open_rows;
-pub use edges::{Boundary, Decides, Flip, edge_positions};
+pub use edges::{Boundary, Decides, Flip, MAX_SAMPLES, edge_positions};
 pub use facts::{Answer, Facts, Question};
 pub use perft::{ANY_COUNT, count_rule};
 pub use reading::{
-    Explanation, Nearest, Reading, Recheck, RuleCount, name_reading, reading_from, switch_summary,
+    Explanation, Nearest, Reading, Recheck, RuleCount, Tally, Unexplained, name_reading, nearest,
+    reading_from, switch_summary, unexplained,
 };
 pub(crate) use rules::ReportRules;
 pub use rules::{RULE_IDS, RuleSet, rule_title};

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::profile::{Profile, Switch};
 
+use super::rules::RuleSet;
+
 /// Something whose units can be checked again under another profile: a
 /// transcript file, or the recorded answers of a live engine.
 pub trait Recheck {
@@ -302,33 +304,26 @@ pub fn name_reading<R: Recheck + ?Sized>(
     .stated())
 }
 
-#[must_use]
 /// The reading of an engine claiming `claimed`, from how well each
-/// re-checked profile explains its units (live mode, and `kpe-check
-/// merge` over shard reports): the profiles that leave nothing
-/// unexplained, or else the nearest one with what it leaves.
-pub fn reading_from(claimed: Profile, explanations: &[Explanation]) -> Reading {
-    let distance = |p: Profile| {
-        Switch::ALL
-            .iter()
-            .filter(|&&s| p.has(s) != claimed.has(s))
-            .count()
-    };
+/// re-checked profile explains its units (live mode, transcripts when no
+/// profile explains every game, and `kpe-check merge` over shard reports):
+/// the profiles that leave nothing unexplained, or else the nearest one
+/// with what it leaves ([`nearest`]). `kept_as_claimed` are the readings
+/// the units cannot tell apart, which no explanation varies.
+#[must_use]
+pub fn reading_from(
+    claimed: Profile,
+    explanations: &[Explanation],
+    kept_as_claimed: &[Switch],
+) -> Reading {
     let mut conforms_under: Vec<Profile> = explanations
         .iter()
         .filter(|e| e.units == 0 && e.profile != claimed)
         .map(|e| e.profile)
         .collect();
-    conforms_under.sort_by_key(|&p| distance(p));
+    conforms_under.sort_by_key(|&p| (distance(claimed, p), all_order(p)));
     let nearest = if conforms_under.is_empty() {
-        explanations
-            .iter()
-            .min_by_key(|e| (e.units, distance(e.profile)))
-            .map(|e| Nearest {
-                profile: e.profile,
-                units: e.units,
-                rules: e.rules.clone(),
-            })
+        nearest(claimed, explanations)
     } else {
         None
     };
@@ -336,7 +331,7 @@ pub fn reading_from(claimed: Profile, explanations: &[Explanation]) -> Reading {
         claimed,
         conforms_under,
         rechecked: explanations.iter().filter(|e| e.profile != claimed).count(),
-        kept_as_claimed: vec![Switch::EndOnRepetition],
+        kept_as_claimed: kept_as_claimed.to_vec(),
         nearest,
         unseparated: None,
         explained: false,
@@ -344,6 +339,162 @@ pub fn reading_from(claimed: Profile, explanations: &[Explanation]) -> Reading {
         text: String::new(),
     }
     .stated()
+}
+
+/// The profile of `explanations` that leaves the fewest units unexplained;
+/// of those, the one that changes the fewest switches from `claimed` (so
+/// the claimed profile wins every tie), then the first in
+/// [`Profile::all`] order (spec/REPORT.md, "Naming the reading").
+#[must_use]
+pub fn nearest(claimed: Profile, explanations: &[Explanation]) -> Option<Nearest> {
+    explanations
+        .iter()
+        .min_by_key(|e| (e.units, distance(claimed, e.profile), all_order(e.profile)))
+        .map(|e| Nearest {
+            profile: e.profile,
+            units: e.units,
+            rules: e.rules.clone(),
+        })
+}
+
+/// Where `profile` comes in [`Profile::all`].
+fn all_order(profile: Profile) -> usize {
+    Profile::all()
+        .position(|p| p == profile)
+        .unwrap_or(usize::MAX)
+}
+
+/// What one unit's answers leave unexplained: the profiles under which
+/// some answer of the unit is not the rules' answer, grouped by the rules
+/// that decide the answers left. A shard's JSON report carries them on
+/// each unit, so that `kpe-check merge` counts exactly the units the whole
+/// run keeps (a shard runs some that the whole run's stopping rules drop).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Unexplained {
+    /// The profiles, in [`Profile::all`] order.
+    pub profiles: Vec<Profile>,
+    /// The rules that decide the answers they leave unexplained (none for
+    /// a unit that diverged on something its answers do not show).
+    pub rules: Vec<String>,
+}
+
+/// A unit's [`Unexplained`] records from the rules it breaks under each
+/// profile that leaves it unexplained: profiles with the same rules share
+/// a record.
+#[must_use]
+pub fn unexplained(broken: &[(Profile, RuleSet)]) -> Vec<Unexplained> {
+    let mut groups: Vec<(RuleSet, Vec<Profile>)> = Vec::new();
+    for &(profile, rules) in broken {
+        match groups.iter_mut().find(|(r, _)| *r == rules) {
+            Some((_, profiles)) => profiles.push(profile),
+            None => groups.push((rules, vec![profile])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(rules, mut profiles)| {
+            profiles.sort_by_key(|&p| all_order(p));
+            Unexplained {
+                profiles,
+                rules: rules.iter().map(str::to_owned).collect(),
+            }
+        })
+        .collect()
+}
+
+/// How well each of some profiles explains a run's units, counted unit by
+/// unit: the one count both modes and `kpe-check merge` make.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    explanations: Vec<Explanation>,
+}
+
+impl Tally {
+    /// A tally of `profiles`, each leaving nothing unexplained yet.
+    #[must_use]
+    pub fn new(profiles: impl IntoIterator<Item = Profile>) -> Tally {
+        Tally {
+            explanations: profiles
+                .into_iter()
+                .map(|profile| Explanation {
+                    profile,
+                    units: 0,
+                    rules: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// `profile`'s explanation, added (leaving nothing unexplained) if it
+    /// is not in the tally yet.
+    fn slot(&mut self, profile: Profile) -> &mut Explanation {
+        let at = match self.explanations.iter().position(|e| e.profile == profile) {
+            Some(at) => at,
+            None => {
+                self.explanations.push(Explanation {
+                    profile,
+                    units: 0,
+                    rules: Vec::new(),
+                });
+                self.explanations.len() - 1
+            }
+        };
+        &mut self.explanations[at]
+    }
+
+    /// Adds `profile` as a candidate, if it is not one yet.
+    pub fn candidate(&mut self, profile: Profile) {
+        self.slot(profile);
+    }
+
+    /// Counts in one unit, unexplained under `profile` with `rules` (which
+    /// may be empty). A profile not in the tally yet is added.
+    pub fn unexplained(&mut self, profile: Profile, rules: impl IntoIterator<Item = String>) {
+        let e = self.slot(profile);
+        e.units += 1;
+        for rule in rules {
+            match e.rules.iter_mut().find(|c| c.rule == rule) {
+                Some(c) => c.units += 1,
+                None => e.rules.push(RuleCount { rule, units: 1 }),
+            }
+        }
+    }
+
+    /// Counts in one unit by its records.
+    pub fn unit(&mut self, records: &[Unexplained]) {
+        for record in records {
+            for &profile in &record.profiles {
+                self.unexplained(profile, record.rules.iter().cloned());
+            }
+        }
+    }
+
+    /// Adds explanations counted elsewhere (a shard report of an older
+    /// kpe-check, whose units carry no records).
+    pub fn add(&mut self, other: &Explanation) {
+        let e = self.slot(other.profile);
+        e.units += other.units;
+        for r in &other.rules {
+            match e.rules.iter_mut().find(|c| c.rule == r.rule) {
+                Some(c) => c.units += r.units,
+                None => e.rules.push(r.clone()),
+            }
+        }
+    }
+
+    /// The explanations, each profile's rules in the spec's order.
+    #[must_use]
+    pub fn explanations(mut self) -> Vec<Explanation> {
+        for e in &mut self.explanations {
+            e.rules.sort_by_key(|r| {
+                super::rules::RULE_IDS
+                    .iter()
+                    .position(|(id, _)| *id == r.rule)
+            });
+        }
+        self.explanations
+    }
 }
 
 /// How many units of one profile break a rule, or are left unexplained by
@@ -496,6 +647,103 @@ mod tests {
                 .contains("explains it: no other profile was re-checked (I1, I2"),
             "{reading}"
         );
+    }
+
+    fn explanation(profile: &str, units: u64) -> Explanation {
+        Explanation {
+            profile: profile.parse().unwrap(),
+            units,
+            rules: vec![RuleCount {
+                rule: "CAP-3".to_owned(),
+                units,
+            }],
+        }
+    }
+
+    /// Ties as spec/REPORT.md says: fewest units, then fewest switches
+    /// changed (the claim wins), then `Profile::all` order, whatever order
+    /// the explanations come in (a merge gathers them from several shards).
+    #[test]
+    fn the_nearest_profile_breaks_ties_as_the_spec_says() {
+        let p = |s: &str| s.parse::<Profile>().unwrap();
+        let tied = [
+            explanation("strict-lock", 2),
+            explanation("skip-origin", 2),
+            explanation("skip-origin,strict-lock", 2),
+            explanation("default", 3),
+        ];
+        let near = nearest(Profile::DEFAULT, &tied).unwrap();
+        assert_eq!(near.profile, p("skip-origin"), "Profile::all order");
+        let with_claim = [explanation("skip-origin", 2), explanation("default", 2)];
+        assert_eq!(
+            nearest(Profile::DEFAULT, &with_claim).unwrap().profile,
+            Profile::DEFAULT,
+            "the claim wins a tie"
+        );
+        let fewer = [
+            explanation("default", 2),
+            explanation("feed-after-capture", 1),
+        ];
+        assert_eq!(
+            nearest(Profile::DEFAULT, &fewer).unwrap().profile,
+            p("feed-after-capture"),
+            "fewest units first"
+        );
+        let claimed = p("skip-origin");
+        let far = [
+            explanation("strict-lock", 1),
+            explanation("default", 1),
+            explanation("skip-origin", 4),
+        ];
+        assert_eq!(nearest(claimed, &far).unwrap().profile, Profile::DEFAULT);
+        // Explaining profiles are listed closest first, ties in
+        // `Profile::all` order.
+        let zero = [
+            explanation("skip-origin,strict-lock", 0),
+            explanation("strict-lock", 0),
+            explanation("skip-origin", 0),
+            explanation("default", 3),
+        ];
+        let reading = reading_from(Profile::DEFAULT, &zero, &[]);
+        assert_eq!(
+            reading.conforms_under,
+            [
+                p("skip-origin"),
+                p("strict-lock"),
+                p("skip-origin,strict-lock")
+            ]
+        );
+        assert_eq!(reading.rechecked, 3);
+        assert!(reading.nearest.is_none());
+    }
+
+    #[test]
+    fn a_tally_counts_units_by_their_records() {
+        let p = |s: &str| s.parse::<Profile>().unwrap();
+        let mut rules = RuleSet::new();
+        rules.insert("CAP-3");
+        let records = unexplained(&[
+            (Profile::DEFAULT, rules),
+            (p("skip-origin"), rules),
+            (p("strict-lock"), RuleSet::new()),
+        ]);
+        assert_eq!(records.len(), 2, "{records:?}");
+        let mut tally = Tally::new([Profile::DEFAULT, p("skip-origin"), p("strict-lock")]);
+        tally.candidate(p("feed-after-capture"));
+        tally.unit(&records);
+        tally.unit(&records);
+        tally.unit(&[]);
+        let e = tally.explanations();
+        let units: Vec<u64> = e.iter().map(|e| e.units).collect();
+        assert_eq!(units, [2, 2, 2, 0]);
+        assert_eq!(
+            e[0].rules,
+            [RuleCount {
+                rule: "CAP-3".to_owned(),
+                units: 2
+            }]
+        );
+        assert!(e[2].rules.is_empty(), "unexplained with no rule");
     }
 
     #[test]

@@ -45,6 +45,8 @@ pub use run::{
 };
 pub use scenarios::EngineSubject;
 pub use schedule::{MAX_STARTS, WorkerTime};
+pub use serve::{
+    FIRST_START_MARK, MAX_PERFT_DEPTH, MAX_REQUEST_LINE, SLOW_DELAY, SLOW_START_DELAY,
+};
 pub use serve::{Fault, ServeOptions, serve, serve_perfect};
-pub use serve::{MAX_PERFT_DEPTH, MAX_REQUEST_LINE, SLOW_DELAY};
 pub use shrink::{Diverging, SHRINK_BUDGET, candidates, shrink};

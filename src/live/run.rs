@@ -16,7 +16,7 @@ use super::units::{
     Ctx, Probe, Unit, divergence, find_probe, perft_units, random_units, result, scenario_units,
 };
 use crate::judge::Question;
-use crate::judge::{Explanation, Reading, RuleCount, RuleSet};
+use crate::judge::{Explanation, Reading, RuleSet, Tally, Unexplained, unexplained};
 use crate::position::Position;
 use crate::profile::{Profile, Switch};
 use crate::protocol::PROTOCOL_VERSION;
@@ -347,14 +347,7 @@ fn prepare(
                 }
             }
         }
-        let parts: Vec<String> = on
-            .iter()
-            .map(|(b, n)| format!("{} {n}", b.name()))
-            .collect();
-        summary.note(format!(
-            "edge coverage of {profile} (edge probes on each boundary, spec/PROTOCOL.md \"Edge probes\"): {}",
-            parts.join(", ")
-        ));
+        summary.note(coverage_note(profile, &on));
     }
     let planned = options.shard.map(|_| plan.len() as u64);
     if let Some(shard) = options.shard {
@@ -502,6 +495,9 @@ pub fn check_engine(
     let rows = name_readings(&mut done, &mut spares, options, seed, &roots, &spool);
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
     let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
+    if let Some(note) = slow_start_note(&units, manifest.timeouts.start_ms) {
+        summary.note(note);
+    }
     if let Some(signal) = super::interrupt::interrupted() {
         summary.interrupted = Some(signal.to_string());
     } else if options.shard.is_none() {
@@ -544,6 +540,69 @@ pub fn check_engine(
         time: ran.time,
         notes,
     })
+}
+
+/// The edge coverage of `profile` as the report's note: one line per
+/// boundary that can occur under it, with the probes on it; the boundaries
+/// that cannot occur are named once, with why, instead of counted as 0.
+fn coverage_note(profile: Profile, on: &[(crate::judge::Boundary, usize)]) -> String {
+    let mut note = format!(
+        "edge coverage of {profile} (probes on each boundary, spec/PROTOCOL.md \"Edge probes\"):"
+    );
+    let mut impossible: Vec<(String, &str)> = Vec::new();
+    for (b, n) in on {
+        match b.impossible_under(profile) {
+            Some(why) => impossible.push((b.name(), why)),
+            None if *n == 0 => note.push_str(&format!(
+                "\n  {}: none found in {} sampled positions",
+                b.name(),
+                crate::judge::MAX_SAMPLES
+            )),
+            None => note.push_str(&format!("\n  {}: {n}", b.name())),
+        }
+    }
+    if let Some((_, why)) = impossible.first() {
+        note.push_str(&format!(
+            "\n  not probed, as {} cannot occur under {profile} ({why}):",
+            if impossible.len() == 1 {
+                "it".to_owned()
+            } else {
+                format!("these {}", impossible.len())
+            }
+        ));
+        for (name, _) in &impossible {
+            note.push_str(&format!("\n    {name}"));
+        }
+    }
+    note
+}
+
+/// The report's note when some start of the engine answered its hello later
+/// than the start timeout and the engine was started once more.
+fn slow_start_note(units: &[UnitResult], start_ms: u64) -> Option<String> {
+    let slow: Vec<&UnitResult> = units
+        .iter()
+        .filter(|u| u.retried.iter().any(schedule::is_slow_start))
+        .collect();
+    let first = slow.first()?;
+    let then = if slow
+        .iter()
+        .any(|u| u.reason.as_deref() == Some(crate::reporter::DID_NOT_START))
+    {
+        "it did not answer the second time either"
+    } else {
+        "it answered then, and the run went on"
+    };
+    Some(format!(
+        "slow start: the engine gave no hello within the start timeout ({start_ms} ms) on {} \
+         (first: {}) and was started once more; {then}: raise `timeouts.start_ms` if it needs longer",
+        if slow.len() == 1 {
+            "1 start".to_owned()
+        } else {
+            format!("{} starts", slow.len())
+        },
+        first.label()
+    ))
 }
 
 /// Engines started after the scheduled run (to shrink and to probe), one
@@ -602,7 +661,9 @@ fn shrink_examples(done: &mut [Done], spares: &mut Spares<'_>) {
         let claimed = spares.profiles[d.profile_index];
         let engine = spares.get(d.profile_index);
         let shrunk = shrink(engine, &found, claimed);
-        d.facts.extend(engine.take_journal());
+        // The shrinking questions make the example smaller; they are not
+        // the unit's answers, which alone judge the reading ([`explain`]).
+        let _ = engine.take_journal();
         let Some(div) = d.result.divergence.as_mut() else {
             continue;
         };
@@ -630,8 +691,16 @@ fn shrink_examples(done: &mut [Done], spares: &mut Spares<'_>) {
 }
 
 /// One profile's row of the summary: its index, the profile, the reading
-/// named for it and how well each profile explains its answers.
-type Row = (usize, Profile, Option<Reading>, Vec<Explanation>);
+/// named for it, how well each profile explains its answers, and what each
+/// of its units leaves unexplained (in `done` order; empty when the reading
+/// was not looked for).
+type Row = (
+    usize,
+    Profile,
+    Option<Reading>,
+    Vec<Explanation>,
+    Vec<Vec<Unexplained>>,
+);
 
 /// Names the reading of each profile that diverged, probing when several
 /// profiles still explain everything; the probes join `done`.
@@ -650,17 +719,15 @@ fn name_readings(
             .iter()
             .any(|d| d.profile_index == index && d.result.verdict == Verdict::Diverges);
         let mut explanations = Vec::new();
+        let mut records = Vec::new();
         let mut reading = None;
         if (diverged || options.shard.is_some()) && !interrupted() {
             let mut probes = 0;
             loop {
-                explanations = explain(done, index, profile, spool);
-                let r = crate::judge::reading_from(profile, &explanations);
+                (explanations, records) = explain(done, index, profile, spool);
+                let r = crate::judge::reading_from(profile, &explanations, KEPT);
                 let candidates: Vec<Profile> = r.conforms_under.clone();
-                // A shard does not probe: its probes would be units with
-                // no place in the plan, which `kpe-check merge` refuses.
-                let no_probes = options.shard.is_some() || probes >= MAX_PROBES;
-                if !diverged || candidates.len() < 2 || no_probes {
+                if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
                     reading = diverged.then_some(r);
                     break;
                 }
@@ -673,15 +740,13 @@ fn name_readings(
                 probes += 1;
                 let answered = run_probe(&probe, spares.get(index), profile, index, options, done);
                 if !answered {
-                    reading = Some(crate::judge::reading_from(
-                        profile,
-                        &explain(done, index, profile, spool),
-                    ));
+                    (explanations, records) = explain(done, index, profile, spool);
+                    reading = Some(crate::judge::reading_from(profile, &explanations, KEPT));
                     break;
                 }
             }
         }
-        rows.push((index, profile, reading, explanations));
+        rows.push((index, profile, reading, explanations, records));
     }
     rows
 }
@@ -728,8 +793,9 @@ fn report_units(
 ) -> Vec<UnitResult> {
     let mut units: Vec<UnitResult> = Vec::new();
     let several = rows.len() > 1;
-    for (index, profile, reading, explanations) in rows {
+    for (index, profile, reading, explanations, records) in rows {
         let mut counts = crate::reporter::Counts::default();
+        let mut records = records.into_iter();
         let mine = done
             .iter()
             .filter(|d| d.profile_index == index)
@@ -738,6 +804,11 @@ fn report_units(
             let mut unit = d.result.clone();
             if !several {
                 unit.profile = None;
+            }
+            // A shard's units say what they leave unexplained, so that
+            // `kpe-check merge` counts only the units the whole run keeps.
+            if options.shard.is_some() {
+                unit.unexplained = records.next().unwrap_or_default();
             }
             counts.add(&unit);
             summary.add(&unit);
@@ -793,28 +864,37 @@ fn rechecked(claimed: Profile) -> Vec<Profile> {
         .collect()
 }
 
+/// The readings no stateless answer tells apart: kept as claimed.
+const KEPT: &[Switch] = &[Switch::EndOnRepetition];
+
 /// Under each re-checked profile, the units of profile `index` whose
-/// answers it leaves unexplained, by the rules that decide them.
+/// answers it leaves unexplained, by the rules that decide them; and each
+/// unit's own record of it, in `done` order. A unit is judged by its own
+/// answers (the scheduled run's, or a probe's), not by the questions asked
+/// while shrinking it, which only make its example smaller: so a unit
+/// counts the same whoever shrank it, in the whole run or in a shard.
 #[must_use]
 fn explain(
     done: &[Done],
     index: usize,
     claimed: Profile,
     spool: &super::spool::FactSpool,
-) -> Vec<Explanation> {
+) -> (Vec<Explanation>, Vec<Vec<Unexplained>>) {
     let units: Vec<&Done> = done.iter().filter(|d| d.profile_index == index).collect();
     // The claimed profile is a candidate too: the nearest profile may be
     // the claim itself (spec/REPORT.md, "Naming the reading").
     let profiles: Vec<Profile> = std::iter::once(claimed).chain(rechecked(claimed)).collect();
+    let mut tally = Tally::new(profiles.iter().copied());
+    let mut records = Vec::with_capacity(units.len());
     // Each unit's answers are read back once, and judged under every
     // re-checked profile at once: one unit's answers in memory at a time.
-    let mut broken_by: Vec<Vec<RuleSet>> = vec![Vec::with_capacity(units.len()); profiles.len()];
     for d in &units {
         let spooled = d
             .spooled
             .map(|at| spool.load(at).unwrap_or_default())
             .unwrap_or_default();
-        for (k, &profile) in profiles.iter().enumerate() {
+        let mut left: Vec<(Profile, RuleSet)> = Vec::new();
+        for &profile in &profiles {
             let mut broken = RuleSet::new();
             for (question, answer) in spooled.iter().chain(&d.facts) {
                 if let Some(m) = crate::judge::compare(question, answer, profile) {
@@ -822,42 +902,14 @@ fn explain(
                 }
             }
             broken.extend(wrong_count_under(d, profile));
-            broken_by[k].push(broken);
+            if !broken.is_empty() || is_unexplained_without_facts(d) {
+                tally.unexplained(profile, broken.iter().map(str::to_owned));
+                left.push((profile, broken));
+            }
         }
+        records.push(unexplained(&left));
     }
-    profiles
-        .into_iter()
-        .zip(broken_by)
-        .map(|(profile, broken_of)| {
-            let mut count = 0;
-            let mut rules: Vec<RuleCount> = Vec::new();
-            for (d, broken) in units.iter().zip(broken_of) {
-                if broken.is_empty() && !is_unexplained_without_facts(d) {
-                    continue;
-                }
-                count += 1;
-                for rule in broken.iter() {
-                    match rules.iter_mut().find(|c| c.rule == rule) {
-                        Some(c) => c.units += 1,
-                        None => rules.push(RuleCount {
-                            rule: rule.to_owned(),
-                            units: 1,
-                        }),
-                    }
-                }
-            }
-            rules.sort_by_key(|r| {
-                crate::judge::RULE_IDS
-                    .iter()
-                    .position(|(id, _)| *id == r.rule)
-            });
-            Explanation {
-                profile,
-                units: count,
-                rules,
-            }
-        })
-        .collect()
+    (tally.explanations(), records)
 }
 
 /// The rules of a perft unit whose count is wrong though its answers are

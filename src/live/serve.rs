@@ -88,14 +88,27 @@ pub enum Fault {
     /// version 1 did, with no repetition rule (wrong under
     /// `end-on-repetition` from version 2 on).
     PerftWithoutRepetition,
+    /// The first start in a working directory answers its hello only after
+    /// [`SLOW_START_DELAY`] (a cold start: a JIT warming up, a cache
+    /// filled); it leaves the file [`FIRST_START_MARK`] there, and every
+    /// later start that finds it answers at once.
+    SlowFirstStart,
 }
+
+/// How long the first start of `kpe engine --fault slow-first-start` waits
+/// before its hello.
+pub const SLOW_START_DELAY: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// The file `kpe engine --fault slow-first-start` leaves in its working
+/// directory at its first start.
+pub const FIRST_START_MARK: &str = "kpe-first-start";
 
 /// How long `kpe engine --fault slow` sleeps before each answer.
 pub const SLOW_DELAY: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Fault {
     /// Every fault with its name.
-    pub const ALL: [(&'static str, Fault); 14] = [
+    pub const ALL: [(&'static str, Fault); 15] = [
         ("crash", Fault::Crash),
         ("exit", Fault::Exit),
         ("hang", Fault::Hang),
@@ -110,6 +123,7 @@ impl Fault {
         ("capture-own-row", Fault::CaptureOwnRow),
         ("slow", Fault::Slow),
         ("perft-without-repetition", Fault::PerftWithoutRepetition),
+        ("slow-first-start", Fault::SlowFirstStart),
     ];
 }
 
@@ -184,6 +198,12 @@ fn serve_with(
                 continue;
             }
         };
+        if matches!(request, Request::Hello { .. })
+            && options.fault == Some(Fault::SlowFirstStart)
+            && std::fs::File::create_new(FIRST_START_MARK).is_ok()
+        {
+            std::thread::sleep(SLOW_START_DELAY);
+        }
         if !matches!(request, Request::Hello { .. }) {
             if options.fault == Some(Fault::NoRead) {
                 return peek_forever(request, &mut agreed, options, &mut output);

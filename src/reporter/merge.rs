@@ -22,7 +22,8 @@ use super::report::{
     Verdict,
 };
 use crate::judge::reading_from;
-use crate::judge::{Explanation, RuleCount};
+use crate::judge::{Explanation, Tally};
+use crate::profile::Switch;
 use crate::scenario::{LimitedRead, line_column, read_limited};
 
 /// Largest report file read, in bytes.
@@ -358,24 +359,9 @@ pub fn merge_reports(
     }
     let mut rows: Vec<ProfileSummary> = Vec::new();
     for (&profile, counts) in run.profiles.iter().zip(per_profile) {
-        let explanations = merged_explanations(reports, profile);
-        let reading = (counts.diverges > 0 && !explanations.is_empty()).then(|| {
-            let mut reading = reading_from(profile, &explanations);
-            if reading.conforms_under.len() > 1 {
-                reading.unseparated = Some(format!(
-                    "shards do not probe, so nothing was asked to separate {}: run the check \
-                     unsharded to separate them",
-                    reading
-                        .conforms_under
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                ));
-                reading = reading.stated();
-            }
-            reading
-        });
+        let explanations = merged_explanations(reports, &units, profile, several);
+        let reading = (counts.diverges > 0 && !explanations.is_empty())
+            .then(|| reading_from(profile, &explanations, &[Switch::EndOnRepetition]));
         rows.push(ProfileSummary {
             profile,
             counts,
@@ -383,6 +369,11 @@ pub fn merge_reports(
             reading,
             explanations: Vec::new(),
         });
+    }
+    // What each unit left unexplained was for naming the reading: the
+    // merged report is the unsharded one, whose units do not carry it.
+    for unit in &mut units {
+        unit.unexplained.clear();
     }
     for (_, report) in reports {
         let Some(s) = &report.summary else { continue };
@@ -470,7 +461,7 @@ fn check_shard(
                     ),
                 ));
             }
-            None if shard.count > 1 => {
+            None if shard.count > 1 && !is_after_the_plan(&unit.kind) => {
                 return Err(bad(
                     file,
                     &at(".seq"),
@@ -570,8 +561,10 @@ fn check_plan(
         }
         return Ok(());
     }
-    // Sorted by place: each place once, none skipped.
-    for (k, unit) in units.iter().enumerate() {
+    // Sorted by place: each place once, none skipped. Probes and the
+    // engine's shutdown come after the plan, in no place of it.
+    let units: Vec<&super::report::UnitResult> = units.iter().filter(|u| u.seq.is_some()).collect();
+    for (k, &unit) in units.iter().enumerate() {
         let seq = unit.seq.unwrap_or(u64::MAX);
         if seq < k as u64 {
             let file = owner(reports, unit);
@@ -625,19 +618,25 @@ fn check_plan(
         } else {
             0
         };
-        if report.units.len() as u64 != expected {
+        let listed = report.units.iter().filter(|u| u.seq.is_some()).count() as u64;
+        if listed != expected {
             return Err(bad(
                 file,
                 "units",
                 format!(
-                    "shard {shard} lists {} units, but a plan of {total} units deals it {expected}: \
-                     a unit was dropped",
-                    report.units.len()
+                    "shard {shard} lists {listed} units of the plan, but a plan of {total} units deals it {expected}: \
+                     a unit was dropped"
                 ),
             ));
         }
     }
     Ok(())
+}
+
+/// Whether units of `kind` are run after the plan, in no place of it: the
+/// probes a shard asks to tell readings apart, and the engine's shutdown.
+fn is_after_the_plan(kind: &str) -> bool {
+    kind == "probe" || kind == "engine"
 }
 
 /// The file that holds `unit` (for errors).
@@ -648,44 +647,50 @@ fn owner<'a>(reports: &'a [(String, JsonReport)], unit: &super::report::UnitResu
         .map_or(MERGE, |(f, _)| f.as_str())
 }
 
-/// The explanations of `profile`'s divergences over all shards, added up.
+/// The explanations of `profile`'s divergences over all shards: each
+/// re-checked profile (as the shards list them) with the units of the
+/// merged run it leaves unexplained, counted from the units' own records
+/// after the stopping rules of the whole plan ([`super::policy::normalize`]),
+/// so that a unit a shard ran but the whole run would not have is not
+/// counted. Shards of an older kpe-check, whose units carry no records,
+/// are added up as they are.
 fn merged_explanations(
     reports: &[(String, JsonReport)],
+    units: &[super::report::UnitResult],
     profile: crate::profile::Profile,
+    several: bool,
 ) -> Vec<Explanation> {
-    let mut explanations: Vec<Explanation> = Vec::new();
-    for (_, report) in reports {
-        let Some(row) = report
-            .summary
-            .as_ref()
-            .and_then(|s| s.profiles.iter().find(|p| p.profile == profile))
-        else {
-            continue;
-        };
+    let rows: Vec<&super::report::ProfileSummary> = reports
+        .iter()
+        .filter_map(|(_, r)| {
+            r.summary
+                .as_ref()?
+                .profiles
+                .iter()
+                .find(|p| p.profile == profile)
+        })
+        .collect();
+    let mut tally = Tally::new(std::iter::empty());
+    for row in &rows {
         for e in &row.explanations {
-            match explanations.iter_mut().find(|m| m.profile == e.profile) {
-                Some(m) => {
-                    m.units += e.units;
-                    for r in &e.rules {
-                        match m.rules.iter_mut().find(|c| c.rule == r.rule) {
-                            Some(c) => c.units += r.units,
-                            None => m.rules.push(RuleCount {
-                                rule: r.rule.clone(),
-                                units: r.units,
-                            }),
-                        }
-                    }
-                }
-                None => explanations.push(e.clone()),
+            tally.candidate(e.profile);
+        }
+    }
+    let mine = |u: &&super::report::UnitResult| !several || u.profile == Some(profile);
+    let recorded = units.iter().filter(mine).any(|u| !u.unexplained.is_empty());
+    let counted = rows
+        .iter()
+        .any(|r| r.explanations.iter().any(|e| e.units > 0));
+    if recorded || !counted {
+        for unit in units.iter().filter(mine) {
+            tally.unit(&unit.unexplained);
+        }
+    } else {
+        for row in &rows {
+            for e in &row.explanations {
+                tally.add(e);
             }
         }
     }
-    for e in &mut explanations {
-        e.rules.sort_by_key(|r| {
-            crate::judge::RULE_IDS
-                .iter()
-                .position(|(id, _)| *id == r.rule)
-        });
-    }
-    explanations
+    tally.explanations()
 }

@@ -387,6 +387,8 @@ pub(crate) fn summary_text(run: Option<&Run>, summary: &Summary) -> String {
         }
     }
     for note in &summary.notes {
+        // A note of several lines keeps them under its first.
+        let note = note.replace('\n', "\n            ");
         let _ = writeln!(s, "  {HEAD}note{HEAD:#}      {note}");
     }
     s

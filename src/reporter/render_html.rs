@@ -251,7 +251,15 @@ fn verdict_block(
             row(&mut t, "profiles", m.finish());
         }
         for note in &summary.notes {
-            row(&mut t, "note", Markup::text(note));
+            // A note of several lines keeps its lines.
+            let mut m = Markup::new();
+            for (k, line) in note.lines().enumerate() {
+                if k > 0 {
+                    m.push(html::line_break());
+                }
+                m.push(Markup::text(line.trim_start()));
+            }
+            row(&mut t, "note", m);
         }
     }
     if let Some(run) = run {

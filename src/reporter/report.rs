@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::profile::Profile;
 
-use crate::judge::{Divergence, Explanation, Reading, RuleCount, RuleSet};
+use crate::judge::{Divergence, Explanation, Reading, RuleCount, RuleSet, Unexplained};
 use crate::transcript::Engine;
 
 /// The `format` of a JSON report.
@@ -312,6 +312,12 @@ pub struct UnitResult {
     /// oldest first: a unit that then conforms is *flaky*.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retried: Vec<EngineError>,
+    /// In a shard's report (live mode, `--shard`): the profiles under which
+    /// this unit's answers are left unexplained, with the rules that decide
+    /// them, so that `kpe-check merge` names the reading from exactly the
+    /// units the whole run keeps. Empty elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexplained: Vec<Unexplained>,
 }
 
 impl UnitResult {
@@ -335,6 +341,7 @@ impl UnitResult {
             divergence: None,
             error: None,
             retried: Vec::new(),
+            unexplained: Vec::new(),
         }
     }
 

@@ -12,9 +12,10 @@ use crate::profile::Profile;
 use super::drive::drive;
 use super::handler::GameHandler;
 use super::reader::{Abort, Consumer, Header, Mode, Options};
+use crate::judge::diagnose::cited_rules;
 use crate::judge::diagnose::{Context, diagnose};
 use crate::judge::oracle::{GameCheck, Mismatch};
-use crate::judge::{Divergence, Recheck, ReportRules, RuleSet, name_reading};
+use crate::judge::{Divergence, Explanation, Recheck, ReportRules, RuleSet, Tally, name_reading};
 use crate::reporter::{CheckError, InputError, Run, RunKind, Sink, Summary, UnitResult};
 use crate::transcript::{Engine, Ply};
 
@@ -261,7 +262,17 @@ pub fn check_transcript_file_with(
     }
     if summary.diverging > 0 && summary.interrupted.is_none() {
         let mut file = TranscriptFile::with_options(path, options);
-        match name_reading(profile, &mut file) {
+        let named = name_reading(profile, &mut file).and_then(|mut reading| {
+            if !reading.explained() {
+                // No profile explains every game: the nearest one, counted
+                // game by game as the live mode counts its units.
+                let explanations = file.explain(profile)?;
+                reading.nearest = crate::judge::nearest(profile, &explanations);
+                reading = reading.stated();
+            }
+            Ok(reading)
+        });
+        match named {
             Ok(reading) => summary.reading = Some(reading),
             Err(CheckError::Input(e)) => {
                 let _ = sink.fail(&e);
@@ -300,6 +311,29 @@ impl TranscriptFile {
             path: path.to_owned(),
             options: options.clone(),
         }
+    }
+}
+
+impl TranscriptFile {
+    /// How well each profile explains the file's games, the claimed one
+    /// first and then the others in [`Profile::all`] order: the games it
+    /// leaves diverging, by the rules each one's first divergence under it
+    /// cites. Every game is read under every profile, in one pass.
+    ///
+    /// # Errors
+    ///
+    /// As [`Recheck::conforms_under`].
+    pub fn explain(&self, claimed: Profile) -> Result<Vec<Explanation>, CheckError> {
+        let profiles: Vec<Profile> = std::iter::once(claimed)
+            .chain(Profile::all().filter(|&p| p != claimed))
+            .collect();
+        let mut pass = ExplainPass {
+            tally: Tally::new(profiles.iter().copied()),
+            profiles,
+        };
+        let source = self.options.source(&self.path);
+        drive(&self.path, &source, self.options.jobs, &mut pass)?;
+        Ok(pass.tally.explanations())
     }
 }
 
@@ -406,6 +440,93 @@ impl Consumer for ReadingPass {
         }
         if !self.ok.contains(&true) {
             return Err(Abort::Done);
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Counting, under every profile, the games each leaves diverging
+// ---------------------------------------------------------------------------
+
+pub(super) struct ExplainPass {
+    profiles: Vec<Profile>,
+    tally: Tally,
+}
+
+pub(super) struct ExplainMode {
+    profiles: Vec<Profile>,
+}
+
+/// One game under every profile: what each one's first divergence cites,
+/// `None` while it conforms.
+pub(super) struct ExplainGame<'a> {
+    profiles: &'a [Profile],
+    cited: Vec<Option<RuleSet>>,
+    games: Vec<Option<GameCheck>>,
+}
+
+impl GameHandler for ExplainGame<'_> {
+    fn begin(&mut self, _: &str, start: Position) {
+        self.cited = vec![None; self.profiles.len()];
+        self.games = self
+            .profiles
+            .iter()
+            .map(|&p| Some(GameCheck::new(start, p)))
+            .collect();
+    }
+
+    fn ply(&mut self, ply: &Ply) -> bool {
+        let mut wanted = false;
+        for (k, slot) in self.games.iter_mut().enumerate() {
+            if let Some(game) = slot {
+                match game.step(ply) {
+                    Ok(_) => wanted = true,
+                    Err(mismatch) => {
+                        self.cited[k] = Some(cited_rules(game, ply, mismatch));
+                        *slot = None;
+                    }
+                }
+            }
+        }
+        wanted
+    }
+}
+
+impl Mode for ExplainMode {
+    type Outcome = Vec<Option<RuleSet>>;
+    type Game<'w> = ExplainGame<'w>;
+
+    fn start<'w>(&'w self, _: &'w mut ReportRules) -> ExplainGame<'w> {
+        ExplainGame {
+            profiles: &self.profiles,
+            cited: vec![None; self.profiles.len()],
+            games: Vec::new(),
+        }
+    }
+
+    fn outcome(&self, _: usize, game: ExplainGame<'_>) -> Vec<Option<RuleSet>> {
+        game.cited
+    }
+
+    fn renumber(&self, _: &mut Vec<Option<RuleSet>>, _: usize) {}
+}
+
+impl Consumer for ExplainPass {
+    type Mode = ExplainMode;
+
+    fn header(&mut self, _: Header) -> Result<ExplainMode, Abort> {
+        Ok(ExplainMode {
+            profiles: self.profiles.clone(),
+        })
+    }
+
+    fn game(&mut self, _: &ExplainMode, cited: Vec<Option<RuleSet>>) -> Result<(), Abort> {
+        for (&profile, rules) in self.profiles.iter().zip(cited) {
+            if let Some(rules) = rules {
+                self.tally
+                    .unexplained(profile, rules.iter().map(str::to_owned));
+            }
         }
         Ok(())
     }

@@ -184,6 +184,29 @@ fn convert(diff: &crate::judge::compare::FieldDiff) -> FieldDiff {
     out
 }
 
+/// A divergence that the repetition rule decides (END-3): it cites `rules`
+/// and so do its fields, its reproduction is `scenario` (which replays the
+/// stretch whose history decides it), and it is not shrunk, since the
+/// history matters.
+pub(crate) fn cite_repetition(
+    outcome: &mut Outcome,
+    rules: &[&'static str],
+    scenario: crate::scenario::Scenario,
+) {
+    if let Outcome::Diverges {
+        divergence, found, ..
+    } = outcome
+    {
+        let cited: crate::judge::RuleSet = rules.iter().copied().collect();
+        divergence.rules = cited;
+        for field in &mut divergence.fields {
+            field.rules = cited;
+        }
+        divergence.scenario = Some(scenario);
+        *found = None;
+    }
+}
+
 /// A failure of the engine as the report states it, with its stderr tail.
 #[must_use]
 pub fn engine_error(failure: &Failure, ply: u64) -> EngineError {

@@ -25,16 +25,12 @@ fn diverged_in_game(ctx: &Ctx<'_>, found: Diverging, ply: u64, game: &Game) -> O
     let scenario = reproduction_in_game(&found, ctx.profile, None, game);
     let repetition = repetition_rules(&found, ctx.profile, game);
     let mut outcome = ctx.diverged(found, ply, None);
-    if let Outcome::Diverges {
-        divergence,
-        found: shrinkable,
-        ..
-    } = &mut outcome
-    {
-        divergence.scenario = Some(scenario);
-        if let Some(rules) = repetition {
-            divergence.rules = rules.into_iter().collect();
-            *shrinkable = None;
+    match repetition {
+        Some(rules) => super::cite_repetition(&mut outcome, &rules, scenario),
+        None => {
+            if let Outcome::Diverges { divergence, .. } = &mut outcome {
+                divergence.scenario = Some(scenario);
+            }
         }
     }
     outcome

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::{Ctx, Outcome, Unit};
 use crate::judge::{Divergence, FieldDiff};
+use crate::live::repro::{repetition_rules, reproduction_in_game};
 use crate::live::scenarios::{EngineSubject, questions};
 use crate::position::Position;
 use crate::profile::Profile;
@@ -89,7 +90,7 @@ impl Unit for ScenarioUnit {
         let Ok(start) = scenario.start_text().parse::<Position>() else {
             return Outcome::Conforms(plies);
         };
-        for (ply, _, question) in questions(start, &scenario.moves, ctx.profile) {
+        for (ply, before, question) in questions(start, &scenario.moves, ctx.profile) {
             match ctx.check(question) {
                 Err(f) => {
                     return Outcome::Errored {
@@ -97,7 +98,20 @@ impl Unit for ScenarioUnit {
                         failure: f,
                     };
                 }
-                Ok(Some(found)) => return ctx.diverged(found, ply as u64, Some(&scenario.id)),
+                Ok(Some(found)) => {
+                    // The line so far, whose history the repetition rule
+                    // (END-3) may need, as for a random game.
+                    let mut game = crate::Game::new(start, ctx.profile);
+                    let played = before.iter().all(|&pit| game.play(pit).is_ok());
+                    if played && let Some(rules) = repetition_rules(&found, ctx.profile, &game) {
+                        let scenario =
+                            reproduction_in_game(&found, ctx.profile, Some(&scenario.id), &game);
+                        let mut outcome = ctx.diverged(found, ply as u64, Some(&self.scenario.id));
+                        super::cite_repetition(&mut outcome, &rules, scenario);
+                        return outcome;
+                    }
+                    return ctx.diverged(found, ply as u64, Some(&scenario.id));
+                }
                 Ok(None) => {}
             }
         }
