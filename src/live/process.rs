@@ -191,6 +191,8 @@ pub struct EngineProcess {
     /// The last line [`EngineProcess::recv`] gave had been read before the
     /// last request was sent: it cannot be the answer to it.
     early: bool,
+    /// The bytes of the line being sent, kept for the next one.
+    out: Vec<u8>,
 }
 
 impl EngineProcess {
@@ -281,6 +283,7 @@ impl EngineProcess {
             more: false,
             checked: false,
             early: false,
+            out: Vec::new(),
         })
     }
 
@@ -299,9 +302,9 @@ impl EngineProcess {
         let Some(writer) = self.stdin.as_mut() else {
             return Err(ProcessError::Io("stdin is already closed".to_owned()));
         };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
+        self.out.clear();
+        self.out.extend_from_slice(line.as_bytes());
+        self.out.push(b'\n');
         if std::mem::take(&mut self.checked) {
             // `unsolicited` read the pipe just now: what it holds is all
             // from before this request.
@@ -309,7 +312,7 @@ impl EngineProcess {
         } else {
             self.lines.before_send();
         }
-        match writer.write(bytes, timeout) {
+        match writer.write(&self.out, timeout) {
             Ok(()) => Ok(()),
             Err(WriteError::Timeout) => Err(ProcessError::WriteTimeout { waited: timeout }),
             Err(WriteError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
@@ -331,7 +334,7 @@ impl EngineProcess {
                 limit: STDERR_LIMIT,
             });
         }
-        match self.lines.next(Instant::now() + timeout) {
+        match self.lines.next(timeout) {
             Some(event) => self.event(event),
             None => Err(ProcessError::Timeout { waited: timeout }),
         }
@@ -361,12 +364,12 @@ impl EngineProcess {
             // Output written together with the last reply is read already:
             // wait for the rest of its line, rather than take it for the
             // answer to the next request.
-            return match self.lines.next(Instant::now() + EXIT_GRACE) {
+            return match self.lines.next(EXIT_GRACE) {
                 Some(event) => self.event(event).map(Some),
                 None => Ok(None),
             };
         }
-        match self.lines.next(Instant::now()) {
+        match self.lines.next_now() {
             Some(event) => self.event(event).map(Some),
             None => {
                 self.checked = true;
@@ -393,7 +396,10 @@ impl EngineProcess {
         let deadline = Instant::now() + timeout;
         let mut extra = None;
         loop {
-            match self.lines.next(deadline) {
+            match self
+                .lines
+                .next(deadline.saturating_duration_since(Instant::now()))
+            {
                 Some(Event::Line { text: line, .. }) => {
                     extra.get_or_insert(line);
                 }
@@ -569,14 +575,14 @@ impl Writer {
         })
     }
 
-    fn write(&mut self, bytes: Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
+    fn write(&mut self, bytes: &[u8], timeout: Duration) -> Result<(), WriteError> {
         use rustix::event::{PollFd, PollFlags, Timespec, poll};
         use std::io::ErrorKind;
         if self.stuck {
             return Err(WriteError::Timeout);
         }
         let deadline = Instant::now() + timeout;
-        let mut rest = &bytes[..];
+        let mut rest = bytes;
         while !rest.is_empty() {
             match self.stdin.write(rest) {
                 Ok(0) => return Err(WriteError::Io(ErrorKind::WriteZero.into())),
@@ -640,7 +646,7 @@ impl Writer {
         })
     }
 
-    fn write(&mut self, bytes: Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
+    fn write(&mut self, bytes: &[u8], timeout: Duration) -> Result<(), WriteError> {
         let closed = || {
             WriteError::Io(std::io::Error::new(
                 std::io::ErrorKind::BrokenPipe,
@@ -651,7 +657,7 @@ impl Writer {
             return Err(WriteError::Timeout);
         }
         let lines = self.lines.as_ref().ok_or_else(closed)?;
-        if lines.send(bytes).is_err() {
+        if lines.send(bytes.to_vec()).is_err() {
             return Err(closed());
         }
         match self.done.recv_timeout(timeout) {
@@ -776,6 +782,36 @@ mod tests {
         assert!(process.last_was_early());
         assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "three");
         assert!(!process.last_was_early());
+    }
+
+    /// Replies read before polling (an engine that has answered by the
+    /// time it is waited for) are the same lines, in turn, a reply written
+    /// in two parts comes whole, and a line written after its reply is
+    /// still out of turn.
+    #[test]
+    fn replies_read_before_polling_are_whole_and_in_turn() {
+        let mut process = sh("while read r; do
+                case $r in
+                    split) printf 'sp'; sleep 0.2; echo 'lit' ;;
+                    twice) echo one; sleep 0.2; echo two ;;
+                    *) echo \"re $r\" ;;
+                esac
+            done");
+        let wait = Duration::from_secs(30);
+        for round in 0..3 {
+            for i in 0..20 {
+                assert_eq!(process.unsolicited().unwrap(), None);
+                process.send(&format!("{round}.{i}"), wait).unwrap();
+                assert_eq!(process.recv(wait).unwrap(), format!("re {round}.{i}"));
+                assert!(!process.last_was_early());
+            }
+            process.send("split", wait).unwrap();
+            assert_eq!(process.recv(wait).unwrap(), "split");
+        }
+        process.send("twice", wait).unwrap();
+        assert_eq!(process.recv(wait).unwrap(), "one");
+        thread::sleep(Duration::from_millis(400));
+        assert_eq!(process.unsolicited().unwrap().as_deref(), Some("two"));
     }
 
     /// Regression (issue 10): a line of exactly MAX_LINE bytes was refused

@@ -336,18 +336,7 @@ fn prepare(
     // shard reports the same, so that merged shards say what the
     // unsharded run says.
     for (index, &profile) in profiles.iter().enumerate() {
-        let mut on: Vec<(crate::judge::Boundary, usize)> = crate::judge::Boundary::all()
-            .into_iter()
-            .map(|b| (b, 0))
-            .collect();
-        for planned in plan.iter().filter(|p| p.profile_index == index) {
-            for b in planned.unit.boundaries() {
-                if let Some(count) = on.iter_mut().find(|(x, _)| x == b) {
-                    count.1 += 1;
-                }
-            }
-        }
-        summary.note(coverage_note(profile, &on));
+        summary.note(edge_coverage(&plan, index, profile));
     }
     let planned = options.shard.map(|_| plan.len() as u64);
     if let Some(shard) = options.shard {
@@ -400,6 +389,23 @@ fn prepare(
         seed,
         roots,
     })
+}
+
+/// The note of how many edge probes of `plan` lie on each boundary of
+/// `profile` (the plan's `index`th).
+fn edge_coverage(plan: &[Planned], index: usize, profile: Profile) -> String {
+    let mut on: Vec<(crate::judge::Boundary, usize)> = crate::judge::Boundary::all()
+        .into_iter()
+        .map(|b| (b, 0))
+        .collect();
+    for planned in plan.iter().filter(|p| p.profile_index == index) {
+        for b in planned.unit.boundaries() {
+            if let Some(count) = on.iter_mut().find(|(x, _)| x == b) {
+                count.1 += 1;
+            }
+        }
+    }
+    coverage_note(profile, &on)
 }
 
 /// The ids of the units a run of `manifest` would check, after `--only`,

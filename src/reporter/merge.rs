@@ -244,6 +244,48 @@ pub fn merge_reports(
     reports: &[(String, JsonReport)],
     sink: &mut dyn Sink,
 ) -> Result<Summary, CheckError> {
+    let (first_file, run0, count) = first_run(reports)?;
+    check_shards(reports, first_file, run0, count)?;
+    let mut run = run0.clone();
+    run.certificate.shard = None;
+    run.certificate.planned = None;
+    run.engine = reports
+        .iter()
+        .find_map(|(_, r)| r.run.as_ref()?.engine.clone());
+    let index_of = |p: Option<crate::profile::Profile>| {
+        p.and_then(|p| run.profiles.iter().position(|q| *q == p))
+            .unwrap_or(0)
+    };
+    let mut units: Vec<_> = reports
+        .iter()
+        .flat_map(|(_, r)| r.units.iter().cloned())
+        .collect();
+    units.sort_by_key(|u| (u.seq.unwrap_or(u64::MAX), index_of(u.profile)));
+    check_plan(reports, &units, count)?;
+    heed_signal()?;
+    // Stopping rules over the whole plan: a shard cannot see the others.
+    super::policy::normalize(&mut units, run.certificate.max_failures);
+    heed_signal()?;
+    let summary = merged_summary(reports, &run, &units);
+    // What each unit left unexplained was for naming the reading: the
+    // merged report is the unsharded one, whose units do not carry it.
+    for unit in &mut units {
+        unit.unexplained.clear();
+    }
+    let output = |e| CheckError::Output(e);
+    sink.begin(&run).map_err(output)?;
+    // Past here the report is written whole: a signal no longer stops it
+    // (writing is linear and short), so no half report is left.
+    for unit in &units {
+        sink.unit(unit).map_err(output)?;
+    }
+    sink.finish(&summary).map_err(output)?;
+    Ok(summary)
+}
+
+/// The first report's file, its run and the number of shards it says the
+/// run has.
+fn first_run(reports: &[(String, JsonReport)]) -> Result<(&str, &Run, u32), CheckError> {
     let Some((first_file, first)) = reports.first() else {
         return Err(bad(MERGE, ".", "no report given".to_owned()));
     };
@@ -262,6 +304,17 @@ pub fn merge_reports(
             format!("{count} shards: expected 1 to {MAX_SHARDS}"),
         ));
     }
+    Ok((first_file, run0, count))
+}
+
+/// Every report is a whole shard of the run of the first (`run0`, of
+/// `count` shards), each shard is given once, and none is missing.
+fn check_shards(
+    reports: &[(String, JsonReport)],
+    first_file: &str,
+    run0: &Run,
+    count: u32,
+) -> Result<(), CheckError> {
     let mut given = BTreeSet::new();
     for (file, report) in reports {
         heed_signal()?;
@@ -290,27 +343,7 @@ pub fn merge_reports(
                 ),
             ));
         }
-        let shard = run
-            .certificate
-            .shard
-            .unwrap_or(super::report::Shard { index: 1, count: 1 });
-        if shard.count != count {
-            return Err(bad(
-                file,
-                "run.certificate.shard.count",
-                format!(
-                    "a report of a run with --shard K/{}, where {first_file} is of K/{count}",
-                    shard.count
-                ),
-            ));
-        }
-        if shard.index == 0 || shard.index > count {
-            return Err(bad(
-                file,
-                "run.certificate.shard.index",
-                format!("shard {}: expected an index from 1 to {count}", shard.index),
-            ));
-        }
+        let shard = shard_of(file, first_file, run, count)?;
         if !given.insert(shard.index) {
             return Err(bad(
                 file,
@@ -328,30 +361,57 @@ pub fn merge_reports(
             format!("shard {missing}/{count} is missing"),
         ));
     }
-    let mut run = run0.clone();
-    run.certificate.shard = None;
-    run.certificate.planned = None;
-    run.engine = reports
-        .iter()
-        .find_map(|(_, r)| r.run.as_ref()?.engine.clone());
+    Ok(())
+}
+
+/// The shard `run` (of `file`) says it is, one of `count` like the first
+/// report's.
+fn shard_of(
+    file: &str,
+    first_file: &str,
+    run: &Run,
+    count: u32,
+) -> Result<super::report::Shard, CheckError> {
+    let shard = run
+        .certificate
+        .shard
+        .unwrap_or(super::report::Shard { index: 1, count: 1 });
+    if shard.count != count {
+        return Err(bad(
+            file,
+            "run.certificate.shard.count",
+            format!(
+                "a report of a run with --shard K/{}, where {first_file} is of K/{count}",
+                shard.count
+            ),
+        ));
+    }
+    if shard.index == 0 || shard.index > count {
+        return Err(bad(
+            file,
+            "run.certificate.shard.index",
+            format!("shard {}: expected an index from 1 to {count}", shard.index),
+        ));
+    }
+    Ok(shard)
+}
+
+/// The summary of the merged `units` of `run`: counts in all and per
+/// profile, each profile's reading from the shards' explanations, and the
+/// shards' rules and notes.
+fn merged_summary(
+    reports: &[(String, JsonReport)],
+    run: &Run,
+    units: &[super::report::UnitResult],
+) -> Summary {
     let index_of = |p: Option<crate::profile::Profile>| {
         p.and_then(|p| run.profiles.iter().position(|q| *q == p))
             .unwrap_or(0)
     };
-    let mut units: Vec<_> = reports
-        .iter()
-        .flat_map(|(_, r)| r.units.iter().cloned())
-        .collect();
-    units.sort_by_key(|u| (u.seq.unwrap_or(u64::MAX), index_of(u.profile)));
-    check_plan(reports, &units, count)?;
-    heed_signal()?;
-    // Stopping rules over the whole plan: a shard cannot see the others.
-    super::policy::normalize(&mut units, run.certificate.max_failures);
-    heed_signal()?;
     let several = run.profiles.len() > 1;
     let mut summary = Summary::default();
     let mut per_profile = vec![Counts::default(); run.profiles.len()];
-    for unit in &units {
+    for unit in units {
         if let Some(counts) = per_profile.get_mut(index_of(unit.profile)) {
             counts.add(unit);
         }
@@ -359,7 +419,7 @@ pub fn merge_reports(
     }
     let mut rows: Vec<ProfileSummary> = Vec::new();
     for (&profile, counts) in run.profiles.iter().zip(per_profile) {
-        let explanations = merged_explanations(reports, &units, profile, several);
+        let explanations = merged_explanations(reports, units, profile, several);
         let reading = (counts.diverges > 0 && !explanations.is_empty())
             .then(|| reading_from(profile, &explanations, &[Switch::EndOnRepetition]));
         rows.push(ProfileSummary {
@@ -369,11 +429,6 @@ pub fn merge_reports(
             reading,
             explanations: Vec::new(),
         });
-    }
-    // What each unit left unexplained was for naming the reading: the
-    // merged report is the unsharded one, whose units do not carry it.
-    for unit in &mut units {
-        unit.unexplained.clear();
     }
     for (_, report) in reports {
         let Some(s) = &report.summary else { continue };
@@ -386,15 +441,7 @@ pub fn merge_reports(
     if !several {
         summary.reading = summary.profiles.first().and_then(|p| p.reading.clone());
     }
-    let output = |e| CheckError::Output(e);
-    sink.begin(&run).map_err(output)?;
-    // Past here the report is written whole: a signal no longer stops it
-    // (writing is linear and short), so no half report is left.
-    for unit in &units {
-        sink.unit(unit).map_err(output)?;
-    }
-    sink.finish(&summary).map_err(output)?;
-    Ok(summary)
+    summary
 }
 
 /// One shard against itself: a shard of an interrupted run is refused; its

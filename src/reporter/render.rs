@@ -978,71 +978,13 @@ impl JunitSink {
             suite.push_attribute(("time", seconds(time).as_str()));
             w.write_event(Event::Start(suite)).map_err(io)?;
             if k == 0 && !props.is_empty() {
-                w.write_event(Event::Start(BytesStart::new("properties")))
-                    .map_err(io)?;
-                for (key, value) in &props {
-                    let mut p = BytesStart::new("property");
-                    p.push_attribute(("name", key.as_str()));
-                    p.push_attribute(("value", value.as_str()));
-                    w.write_event(Event::Empty(p)).map_err(io)?;
-                }
-                w.write_event(Event::End(BytesEnd::new("properties")))
-                    .map_err(io)?;
+                write_properties(&mut w, &props)?;
             }
             for case in cases {
-                let mut tag = BytesStart::new("testcase");
-                tag.push_attribute(("name", case.name.as_str()));
-                tag.push_attribute(("classname", case.classname.as_str()));
-                tag.push_attribute(("time", seconds(case.time).as_str()));
-                if case.outcome.is_none() && case.reruns.is_empty() {
-                    w.write_event(Event::Empty(tag)).map_err(io)?;
-                    continue;
-                }
-                w.write_event(Event::Start(tag)).map_err(io)?;
-                if let Some((element, message, kind, text)) = &case.outcome {
-                    let mut e = BytesStart::new(*element);
-                    e.push_attribute(("message", message.as_str()));
-                    if !kind.is_empty() {
-                        e.push_attribute(("type", kind.as_str()));
-                    }
-                    if text.is_empty() {
-                        w.write_event(Event::Empty(e)).map_err(io)?;
-                    } else {
-                        w.write_event(Event::Start(e)).map_err(io)?;
-                        w.write_event(Event::Text(BytesText::new(text)))
-                            .map_err(io)?;
-                        w.write_event(Event::End(BytesEnd::new(*element)))
-                            .map_err(io)?;
-                    }
-                }
-                // Surefire's names for the earlier runs of a retried test:
-                // flaky when it passed in the end, reruns when it did not.
-                let rerun = if case.outcome.is_none() {
-                    "flakyError"
-                } else {
-                    "rerunError"
-                };
-                for (message, kind) in &case.reruns {
-                    let mut e = BytesStart::new(rerun);
-                    e.push_attribute(("message", message.as_str()));
-                    e.push_attribute(("type", kind.as_str()));
-                    w.write_event(Event::Empty(e)).map_err(io)?;
-                }
-                w.write_event(Event::End(BytesEnd::new("testcase")))
-                    .map_err(io)?;
+                write_case(&mut w, case)?;
             }
             if let Some(message) = input_error {
-                let mut tag = BytesStart::new("testcase");
-                tag.push_attribute(("name", "input"));
-                tag.push_attribute(("classname", "kpe.input"));
-                tag.push_attribute(("time", "0.000"));
-                w.write_event(Event::Start(tag)).map_err(io)?;
-                let mut e = BytesStart::new("error");
-                e.push_attribute(("message", message.as_str()));
-                e.push_attribute(("type", "bad-input"));
-                w.write_event(Event::Empty(e)).map_err(io)?;
-                w.write_event(Event::End(BytesEnd::new("testcase")))
-                    .map_err(io)?;
+                write_input_error(&mut w, message)?;
             }
             if k == last && !out_text.is_empty() {
                 w.write_event(Event::Start(BytesStart::new("system-out")))
@@ -1061,6 +1003,79 @@ impl JunitSink {
         bytes.push(b'\n');
         super::output::write_atomically(&self.path, &bytes)
     }
+}
+
+/// The JUnit writer.
+type Xml = quick_xml::Writer<Vec<u8>>;
+
+/// The `properties` element: the run's settings.
+fn write_properties(w: &mut Xml, props: &[(String, String)]) -> io::Result<()> {
+    use quick_xml::events::{BytesEnd, BytesStart, Event};
+    w.write_event(Event::Start(BytesStart::new("properties")))?;
+    for (key, value) in props {
+        let mut p = BytesStart::new("property");
+        p.push_attribute(("name", key.as_str()));
+        p.push_attribute(("value", value.as_str()));
+        w.write_event(Event::Empty(p))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("properties")))
+}
+
+/// One `testcase` element: its outcome (with its text) and its earlier
+/// runs.
+fn write_case(w: &mut Xml, case: &JunitCase) -> io::Result<()> {
+    use quick_xml::events::{BytesEnd, BytesStart, BytesText, Event};
+    let mut tag = BytesStart::new("testcase");
+    tag.push_attribute(("name", case.name.as_str()));
+    tag.push_attribute(("classname", case.classname.as_str()));
+    tag.push_attribute(("time", seconds(case.time).as_str()));
+    if case.outcome.is_none() && case.reruns.is_empty() {
+        return w.write_event(Event::Empty(tag));
+    }
+    w.write_event(Event::Start(tag))?;
+    if let Some((element, message, kind, text)) = &case.outcome {
+        let mut e = BytesStart::new(*element);
+        e.push_attribute(("message", message.as_str()));
+        if !kind.is_empty() {
+            e.push_attribute(("type", kind.as_str()));
+        }
+        if text.is_empty() {
+            w.write_event(Event::Empty(e))?;
+        } else {
+            w.write_event(Event::Start(e))?;
+            w.write_event(Event::Text(BytesText::new(text)))?;
+            w.write_event(Event::End(BytesEnd::new(*element)))?;
+        }
+    }
+    // Surefire's names for the earlier runs of a retried test: flaky when
+    // it passed in the end, reruns when it did not.
+    let rerun = if case.outcome.is_none() {
+        "flakyError"
+    } else {
+        "rerunError"
+    };
+    for (message, kind) in &case.reruns {
+        let mut e = BytesStart::new(rerun);
+        e.push_attribute(("message", message.as_str()));
+        e.push_attribute(("type", kind.as_str()));
+        w.write_event(Event::Empty(e))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("testcase")))
+}
+
+/// The `testcase` of a run stopped by bad input.
+fn write_input_error(w: &mut Xml, message: &str) -> io::Result<()> {
+    use quick_xml::events::{BytesEnd, BytesStart, Event};
+    let mut tag = BytesStart::new("testcase");
+    tag.push_attribute(("name", "input"));
+    tag.push_attribute(("classname", "kpe.input"));
+    tag.push_attribute(("time", "0.000"));
+    w.write_event(Event::Start(tag))?;
+    let mut e = BytesStart::new("error");
+    e.push_attribute(("message", message));
+    e.push_attribute(("type", "bad-input"));
+    w.write_event(Event::Empty(e))?;
+    w.write_event(Event::End(BytesEnd::new("testcase")))
 }
 
 /// The dotted JUnit classname of a unit: `kpe.scenario.capture` (by the

@@ -198,17 +198,7 @@ fn verdict_block(
         tone = Tone::Info;
     }
     if let Some(summary) = summary {
-        let counts = summary.counts();
-        let mut c = Table::new(&[
-            "units", "conforms", "diverges", "errored", "skipped", "expected", "fixed", "plies",
-        ]);
-        let mut cells = vec![Markup::text(&counts.units.to_string())];
-        cells.extend(Verdict::ALL.map(|v| Markup::text(&counts.of(v).to_string())));
-        cells.push(Markup::text(&counts.plies.to_string()));
-        c.row(cells);
-        let mut cell = Markup::text(&counts_text(&counts));
-        cell.push(c.finish());
-        row(&mut t, "counts", cell);
+        row(&mut t, "counts", counts_cell(summary));
         if !summary.broken.is_empty() {
             let items = summary.broken.iter().map(|c| {
                 let mut m = Markup::code(&c.rule);
@@ -230,25 +220,7 @@ fn verdict_block(
             );
         }
         if summary.profiles.len() > 1 {
-            let mut m = Table::new(&["profile", "verdict", "units", "reading"]);
-            for p in &summary.profiles {
-                m.row([
-                    Markup::code(&p.profile.to_string()),
-                    Markup::text(&format!(
-                        "{} (exit {})",
-                        p.verdict.name(),
-                        p.verdict.exit_code()
-                    )),
-                    Markup::text(&counts_text(&p.counts)),
-                    Markup::text(
-                        &p.reading
-                            .as_ref()
-                            .map(ToString::to_string)
-                            .unwrap_or_default(),
-                    ),
-                ]);
-            }
-            row(&mut t, "profiles", m.finish());
+            row(&mut t, "profiles", profile_matrix(summary));
         }
         for note in &summary.notes {
             // A note of several lines keeps its lines.
@@ -266,6 +238,45 @@ fn verdict_block(
         row(&mut t, "certificate", certificate(run));
     }
     html::note(tone, element("dl", Some("verdict-block"), t))
+}
+
+/// The counts of the verdict block: in words, then as a table.
+fn counts_cell(summary: &Summary) -> Markup {
+    let counts = summary.counts();
+    let mut c = Table::new(&[
+        "units", "conforms", "diverges", "errored", "skipped", "expected", "fixed", "plies",
+    ]);
+    let mut cells = vec![Markup::text(&counts.units.to_string())];
+    cells.extend(Verdict::ALL.map(|v| Markup::text(&counts.of(v).to_string())));
+    cells.push(Markup::text(&counts.plies.to_string()));
+    c.row(cells);
+    let mut cell = Markup::text(&counts_text(&counts));
+    cell.push(c.finish());
+    cell
+}
+
+/// The profile matrix of a run of several profiles: each one's verdict,
+/// counts and reading.
+fn profile_matrix(summary: &Summary) -> Markup {
+    let mut m = Table::new(&["profile", "verdict", "units", "reading"]);
+    for p in &summary.profiles {
+        m.row([
+            Markup::code(&p.profile.to_string()),
+            Markup::text(&format!(
+                "{} (exit {})",
+                p.verdict.name(),
+                p.verdict.exit_code()
+            )),
+            Markup::text(&counts_text(&p.counts)),
+            Markup::text(
+                &p.reading
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+            ),
+        ]);
+    }
+    m.finish()
 }
 
 fn certificate(run: &Run) -> Markup {

@@ -114,29 +114,9 @@ pub(super) fn drive_batches<C: Consumer>(
         // this closure ends, a panic included.
         let job_tx = job_tx;
         let (result_tx, result_rx) = mpsc::channel::<Answer<<C::Mode as Mode>::Outcome>>();
-        for mut worker in workers {
+        for worker in workers {
             let (job_rx, result_tx, stop) = (&job_rx, result_tx.clone(), &stop);
-            s.spawn(move || {
-                loop {
-                    let job = job_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok(batch)) = job else { break };
-                    if stop.load(Ordering::Relaxed) {
-                        continue;
-                    }
-                    // A panic (a bug) goes to the calling thread, which
-                    // would otherwise wait for this batch for ever.
-                    let outcomes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        check_batch(mode, &mut worker, &batch, stop)
-                    }));
-                    if outcomes.is_err() {
-                        // Skip the rest, so the job channel never fills.
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    if result_tx.send((batch.seq, outcomes, batch.bytes)).is_err() {
-                        break;
-                    }
-                }
-            });
+            s.spawn(move || check_batches(mode, worker, job_rx, &result_tx, stop));
         }
         drop(result_tx);
         // Batches handed out at most this far ahead of the one reported
@@ -249,6 +229,38 @@ pub(super) type Answer<O> = (
 /// Takes in another thread's answer: one batch fewer handed out, its
 /// buffer for the next batch, its outcomes waiting for their turn (a
 /// panic goes on here).
+/// Another thread's part of [`drive_batches`]: checks the batches it
+/// takes from `jobs` with `worker` and sends their outcomes back, until
+/// the jobs end or nobody listens; once `stop` is set it takes batches
+/// without checking them.
+fn check_batches<M: Mode>(
+    mode: &M,
+    mut worker: Worker,
+    jobs: &Mutex<mpsc::Receiver<Batch>>,
+    results: &mpsc::Sender<Answer<M::Outcome>>,
+    stop: &AtomicBool,
+) {
+    loop {
+        let job = jobs.lock().map(|rx| rx.recv());
+        let Ok(Ok(batch)) = job else { break };
+        if stop.load(Ordering::Relaxed) {
+            continue;
+        }
+        // A panic (a bug) goes to the calling thread, which would
+        // otherwise wait for this batch for ever.
+        let outcomes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            check_batch(mode, &mut worker, &batch, stop)
+        }));
+        if outcomes.is_err() {
+            // Skip the rest, so the job channel never fills.
+            stop.store(true, Ordering::Relaxed);
+        }
+        if results.send((batch.seq, outcomes, batch.bytes)).is_err() {
+            break;
+        }
+    }
+}
+
 pub(super) fn answered<O>(
     (seq, outcomes, bytes): Answer<O>,
     handed: &mut usize,

@@ -449,109 +449,130 @@ impl Top {
                 self.scan.bump();
                 return Ok(Found::End);
             }
-            // A key.
-            let key_at = self.scan.mark();
-            match self.scan.skip_ws().map_err(|e| self.io(e))? {
-                Some(b'"') => {}
-                None => return Err(self.at(".", key_at, "EOF while parsing an object")),
-                Some(_) => return Err(self.at(".", key_at, "key must be a string")),
-            }
-            let raw = self.scan.string(64).map_err(|e| self.io(e))?;
-            let key: String = serde_json::from_slice(&raw)
-                .unwrap_or_else(|_| String::from_utf8_lossy(&raw[1..]).into_owned());
-            let Some(field) = TopField::ALL.into_iter().find(|f| f.name() == key) else {
-                return Err(self.at(
-                    &key,
-                    self.scan.mark(),
-                    format!(
-                        "unknown field `{}`, expected one of `format`, `version`, `engine`, \
-                         `profile`, `games`",
-                        key.escape_debug()
-                    ),
-                ));
-            };
-            match self.scan.skip_ws().map_err(|e| self.io(e))? {
-                Some(b':') => self.scan.bump(),
-                None => return Err(self.at(".", self.scan.mark(), "EOF while parsing an object")),
-                Some(_) => return Err(self.at(".", self.scan.mark(), "expected `:`")),
-            }
-            self.scan.skip_ws().map_err(|e| self.io(e))?;
-            let name = field.name();
-            let duplicate = || format!("duplicate field `{name}`");
+            let (field, key_at) = self.key()?;
             if field == TopField::Games {
-                if self.games_seen {
-                    return Err(self.at(".", key_at, duplicate()));
+                if let Some(found) = self.games_member(key_at)? {
+                    return Ok(found);
                 }
-                self.games_seen = true;
-                // The file's last bytes tell whether some header field may
-                // follow, and which.
-                let (start, last) = if self.complete() {
-                    (0, Vec::new())
-                } else {
-                    file_end(&self.path, HEADER_AT_END_BYTES).unwrap_or_default()
-                };
-                if self.complete() || (self.has_required() && Top::games_end_the_file(&last)) {
-                    self.open_games(Rest::Unread)?;
-                    return Ok(Found::Games);
-                }
-                // Find them first, at the end of the file if they can be
-                // read there.
-                if self.try_end
-                    && let Some((close, end)) = self.header_from_end(start, &last)
-                {
-                    let before = [
-                        self.format.is_some(),
-                        self.version.is_some(),
-                        self.engine.is_some(),
-                        self.profile.is_some(),
-                    ];
-                    (self.format, self.version) = (end.format, end.version);
-                    (self.engine, self.profile) = (end.engine, end.profile);
-                    self.from_end = true;
-                    self.open_games(Rest::FromEnd { close, before })?;
-                    return Ok(Found::Games);
-                }
-                let at = self.scan.mark();
-                self.games_at = Some(at);
-                let shared = self.sharing.and_then(|(jobs, len)| {
-                    skip::games_end(&self.path, &self.source, at, jobs, len)
-                });
-                match shared {
-                    Some(end) => {
-                        self.shared = true;
-                        self.rescan_from(end)?;
-                    }
-                    None => self.skip_games()?,
-                }
-                after_value = true;
-                continue;
-            }
-            let span = self.scan.value().map_err(|e| self.scan_error(name, e))?;
-            let values = &mut self.values;
-            let duplicated = match field {
-                TopField::Format => self
-                    .format
-                    .replace(values.parse(&span, name, &mut typed(), true)?)
-                    .is_some(),
-                TopField::Version => self
-                    .version
-                    .replace(values.parse(&span, name, &mut typed(), true)?)
-                    .is_some(),
-                TopField::Engine => self
-                    .engine
-                    .replace(values.parse(&span, name, &mut typed(), true)?)
-                    .is_some(),
-                TopField::Profile => self
-                    .profile
-                    .replace(values.parse(&span, name, &mut typed(), true)?)
-                    .is_some(),
-                TopField::Games => unreachable!("handled above"),
-            };
-            if duplicated {
-                return Err(self.at(".", key_at, duplicate()));
+            } else {
+                self.header_member(field, key_at)?;
             }
             after_value = true;
         }
+    }
+
+    /// A member's key, its colon and the blanks after it: which field it
+    /// names, and where the key starts.
+    fn key(&mut self) -> Result<(TopField, Mark), InputError> {
+        let key_at = self.scan.mark();
+        match self.scan.skip_ws().map_err(|e| self.io(e))? {
+            Some(b'"') => {}
+            None => return Err(self.at(".", key_at, "EOF while parsing an object")),
+            Some(_) => return Err(self.at(".", key_at, "key must be a string")),
+        }
+        let raw = self.scan.string(64).map_err(|e| self.io(e))?;
+        let key: String = serde_json::from_slice(&raw)
+            .unwrap_or_else(|_| String::from_utf8_lossy(&raw[1..]).into_owned());
+        let Some(field) = TopField::ALL.into_iter().find(|f| f.name() == key) else {
+            return Err(self.at(
+                &key,
+                self.scan.mark(),
+                format!(
+                    "unknown field `{}`, expected one of `format`, `version`, `engine`, \
+                     `profile`, `games`",
+                    key.escape_debug()
+                ),
+            ));
+        };
+        match self.scan.skip_ws().map_err(|e| self.io(e))? {
+            Some(b':') => self.scan.bump(),
+            None => return Err(self.at(".", self.scan.mark(), "EOF while parsing an object")),
+            Some(_) => return Err(self.at(".", self.scan.mark(), "expected `:`")),
+        }
+        self.scan.skip_ws().map_err(|e| self.io(e))?;
+        Ok((field, key_at))
+    }
+
+    /// The `games` member (its key at `key_at`): [`Found::Games`] when the
+    /// games can be streamed now, `None` when they were skipped to read
+    /// the header after them first.
+    fn games_member(&mut self, key_at: Mark) -> Result<Option<Found>, InputError> {
+        if self.games_seen {
+            return Err(self.at(".", key_at, "duplicate field `games`"));
+        }
+        self.games_seen = true;
+        // The file's last bytes tell whether some header field may follow,
+        // and which.
+        let (start, last) = if self.complete() {
+            (0, Vec::new())
+        } else {
+            file_end(&self.path, HEADER_AT_END_BYTES).unwrap_or_default()
+        };
+        if self.complete() || (self.has_required() && Top::games_end_the_file(&last)) {
+            self.open_games(Rest::Unread)?;
+            return Ok(Some(Found::Games));
+        }
+        // Find them first, at the end of the file if they can be read
+        // there.
+        if self.try_end
+            && let Some((close, end)) = self.header_from_end(start, &last)
+        {
+            let before = [
+                self.format.is_some(),
+                self.version.is_some(),
+                self.engine.is_some(),
+                self.profile.is_some(),
+            ];
+            (self.format, self.version) = (end.format, end.version);
+            (self.engine, self.profile) = (end.engine, end.profile);
+            self.from_end = true;
+            self.open_games(Rest::FromEnd { close, before })?;
+            return Ok(Some(Found::Games));
+        }
+        let at = self.scan.mark();
+        self.games_at = Some(at);
+        let shared = self
+            .sharing
+            .and_then(|(jobs, len)| skip::games_end(&self.path, &self.source, at, jobs, len));
+        match shared {
+            Some(end) => {
+                self.shared = true;
+                self.rescan_from(end)?;
+            }
+            None => self.skip_games()?,
+        }
+        Ok(None)
+    }
+
+    /// A header member, `field` (its key at `key_at`): its value read and
+    /// kept, once.
+    fn header_member(&mut self, field: TopField, key_at: Mark) -> Result<(), InputError> {
+        let name = field.name();
+        let span = self.scan.value().map_err(|e| self.scan_error(name, e))?;
+        let values = &mut self.values;
+        let duplicated = match field {
+            TopField::Format => self
+                .format
+                .replace(values.parse(&span, name, &mut typed(), true)?)
+                .is_some(),
+            TopField::Version => self
+                .version
+                .replace(values.parse(&span, name, &mut typed(), true)?)
+                .is_some(),
+            TopField::Engine => self
+                .engine
+                .replace(values.parse(&span, name, &mut typed(), true)?)
+                .is_some(),
+            TopField::Profile => self
+                .profile
+                .replace(values.parse(&span, name, &mut typed(), true)?)
+                .is_some(),
+            TopField::Games => unreachable!("handled by games_member"),
+        };
+        if duplicated {
+            return Err(self.at(".", key_at, format!("duplicate field `{name}`")));
+        }
+        Ok(())
     }
 
     /// Reads the rest of the object, after `games`, and what follows it.

@@ -1,3 +1,10 @@
+// Measured (issue 22, `benches/json-crates/`): with the quick reader it
+// makes kpe-check's whole check 1.6-1.7x faster than the fastest crate
+// (serde_json, sonic-rs, simd-json) reading the transcript into its types
+// alone, and 4.1-5.2x faster than a crate's read plus the rules; reading
+// the games one by one with serde_json (split with `memchr`, or by its
+// `StreamDeserializer`) gives no more than 1.3x of that back.
+
 //! Finding where each game of a transcript starts and ends, without parsing
 //! it: a structural scan (strings, escapes, brackets) of the top-level
 //! object and of the `games` array, much cheaper than the JSON parse each

@@ -9,7 +9,7 @@
 //! and a flood of stderr ([`Alarm::raise`]) ends the wait at once.
 
 use std::process::ChildStdout;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The longest stdout line accepted from an engine, in bytes, not counting
 /// its newline. A longer line
@@ -37,8 +37,11 @@ pub(super) enum Event {
 #[derive(Clone, Copy)]
 pub(super) enum When {
     /// Then (by a reader thread, not yet compared with the last request).
-    #[cfg_attr(unix, allow(dead_code))]
+    #[cfg(not(unix))]
     At(Instant),
+    /// After the last request was sent (read where the checker waits).
+    #[cfg(unix)]
+    AfterSend,
     /// Before the last request was sent: it cannot be the answer to it.
     BeforeSend,
 }
@@ -103,7 +106,19 @@ mod direct {
         alarm: OwnedFd,
         /// The stderr reader has not ended: the alarm may still be raised.
         alarm_open: bool,
+        /// The last read tried before waiting found output: the engine
+        /// tends to have answered by the time its answer is waited for
+        /// (on a busy machine it runs as soon as it is written to, before
+        /// the checker goes on), so the next wait reads before it polls.
+        eager: bool,
+        /// Waits since a read was last tried before polling, while not
+        /// [`Lines::eager`]: every [`PROBE`]th wait tries one.
+        since_probe: u32,
     }
+
+    /// While reading first finds nothing, one wait in this many still
+    /// tries it, to notice when the engine starts answering at once.
+    const PROBE: u32 = 8;
 
     /// What the stderr reader raises when the engine floods it.
     pub(in crate::live::process) struct Alarm(OwnedFd);
@@ -132,6 +147,8 @@ mod direct {
                 ended: false,
                 alarm,
                 alarm_open: true,
+                eager: false,
+                since_probe: 0,
             };
             Ok((lines, Alarm(raise)))
         }
@@ -149,56 +166,109 @@ mod direct {
             self.before = self.buffer.len();
         }
 
-        /// The next event, waiting for it until `deadline`: `None` if the
+        /// The next event, waiting for it at most `timeout`: `None` if the
         /// time is up first.
-        pub(in crate::live::process) fn next(&mut self, deadline: Instant) -> Option<Event> {
-            // Read only once poll says there is something, or when there is
-            // no time to wait: a reply is rarely there before it is waited
-            // for, so reading first would cost a read for nothing.
-            let mut ready = false;
+        pub(in crate::live::process) fn next(&mut self, timeout: Duration) -> Option<Event> {
+            // Read once poll says there is something, when there is no time
+            // to wait, or first when the engine has lately answered by the
+            // time it was waited for ([`Lines::eager`]): otherwise reading
+            // first would cost a read for nothing. The clock is read once,
+            // and again only when a poll has to be repeated.
+            let deadline = Instant::now() + timeout;
+            let mut left = timeout;
+            let mut ready = self.read_first();
+            let mut first = ready;
+            let mut polled = false;
             loop {
-                if let Some(event) = self.line() {
+                if let Some(event) = self.held() {
                     return Some(event);
                 }
-                if self.ended {
-                    return Some(Event::Closed);
-                }
-                if let Some(end) = self.end.take() {
-                    self.ended = true;
-                    return Some(end);
-                }
-                let left = deadline.saturating_duration_since(Instant::now());
-                if (ready || left.is_zero()) && self.fill() {
-                    continue;
+                if ready || left.is_zero() {
+                    let got = self.fill();
+                    if std::mem::take(&mut first) {
+                        self.eager = got;
+                    }
+                    if got {
+                        continue;
+                    }
                 }
                 if left.is_zero() {
                     return None;
                 }
-                let left = Timespec::try_from(left).unwrap_or(Timespec {
-                    tv_sec: i64::MAX,
-                    tv_nsec: 0,
-                });
-                let mut fds = [
-                    PollFd::new(&self.stdout, PollFlags::IN),
-                    PollFd::new(&self.alarm, PollFlags::IN),
-                ];
-                // The alarm only while the stderr reader can raise it: once
-                // it has ended, the pipe would wake every poll.
-                let watched = if self.alarm_open { 2 } else { 1 };
-                match poll(&mut fds[..watched], Some(&left)) {
-                    Ok(_) if fds[1].revents().contains(PollFlags::IN) => {
-                        return Some(Event::StderrFlood);
-                    }
-                    Ok(_) => {
-                        self.alarm_open &= fds[1].revents().is_empty();
-                        ready = true;
-                    }
-                    Err(rustix::io::Errno::INTR) => {}
-                    Err(e) => {
-                        self.end = Some(Event::ReadError(e.to_string()));
+                if polled {
+                    left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        continue;
                     }
                 }
+                if let Some(event) = self.wait(left) {
+                    return Some(event);
+                }
+                (ready, polled) = (true, true);
             }
+        }
+
+        /// Whether this wait reads before it polls (see [`Lines::eager`]).
+        fn read_first(&mut self) -> bool {
+            if self.eager {
+                return true;
+            }
+            self.since_probe += 1;
+            if self.since_probe < PROBE {
+                return false;
+            }
+            self.since_probe = 0;
+            true
+        }
+
+        /// The next event if one is held or can be read without waiting.
+        pub(in crate::live::process) fn next_now(&mut self) -> Option<Event> {
+            loop {
+                if let Some(event) = self.held() {
+                    return Some(event);
+                }
+                if !self.fill() {
+                    return None;
+                }
+            }
+        }
+
+        /// What is held already: a line, or the end of the stream.
+        fn held(&mut self) -> Option<Event> {
+            if let Some(event) = self.line() {
+                return Some(event);
+            }
+            if self.ended {
+                return Some(Event::Closed);
+            }
+            let end = self.end.take()?;
+            self.ended = true;
+            Some(end)
+        }
+
+        /// Waits at most `left` for the stdout to be readable (or closed):
+        /// an event only if the stderr reader raised its alarm.
+        fn wait(&mut self, left: Duration) -> Option<Event> {
+            let left = Timespec::try_from(left).unwrap_or(Timespec {
+                tv_sec: i64::MAX,
+                tv_nsec: 0,
+            });
+            let mut fds = [
+                PollFd::new(&self.stdout, PollFlags::IN),
+                PollFd::new(&self.alarm, PollFlags::IN),
+            ];
+            // The alarm only while the stderr reader can raise it: once
+            // it has ended, the pipe would wake every poll.
+            let watched = if self.alarm_open { 2 } else { 1 };
+            match poll(&mut fds[..watched], Some(&left)) {
+                Ok(_) if fds[1].revents().contains(PollFlags::IN) => {
+                    return Some(Event::StderrFlood);
+                }
+                Ok(_) => self.alarm_open &= fds[1].revents().is_empty(),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => self.end = Some(Event::ReadError(e.to_string())),
+            }
+            None
         }
 
         /// The next line held, or that the buffer holds too long a one.
@@ -218,12 +288,14 @@ mod direct {
                 None if self.end.is_some() && !self.buffer.is_empty() => self.buffer.len(),
                 None => return None,
             };
-            let rest = self.buffer.split_off(used);
-            let line = std::mem::replace(&mut self.buffer, rest);
+            // The line is copied out and the buffer kept, with its
+            // capacity, for the next read.
+            let line = self.buffer[..used].to_vec();
+            self.buffer.drain(..used);
             let at = if used <= self.before {
                 When::BeforeSend
             } else {
-                When::At(Instant::now())
+                When::AfterSend
             };
             self.before = self.before.saturating_sub(used);
             Some(line_event(line, !self.buffer.is_empty(), at))
@@ -314,11 +386,10 @@ mod threaded {
             self.before_send();
         }
 
-        /// The next event, waiting for it until `deadline`: `None` if the
+        /// The next event, waiting for it at most `timeout`: `None` if the
         /// time is up first.
-        pub(in crate::live::process) fn next(&mut self, deadline: Instant) -> Option<Event> {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.events.recv_timeout(left) {
+        pub(in crate::live::process) fn next(&mut self, timeout: Duration) -> Option<Event> {
+            match self.events.recv_timeout(timeout) {
                 Ok(Event::Line {
                     text,
                     more,
@@ -336,6 +407,13 @@ mod threaded {
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => Some(Event::Closed),
             }
+        }
+    }
+
+    impl Lines {
+        /// The next event if one has come, without waiting.
+        pub(in crate::live::process) fn next_now(&mut self) -> Option<Event> {
+            self.next(Duration::ZERO)
         }
     }
 
