@@ -349,7 +349,6 @@ fn prepare(
     );
     run.profiles = profiles.clone();
     run.certificate = Certificate {
-        protocol: Some(PROTOCOL_VERSION),
         suite: Some(SuiteStamp {
             version: crate::scenario::SUITE_VERSION,
             digest: suite.digest(),
@@ -358,21 +357,8 @@ fn prepare(
         games: Some(games),
         max_plies: Some(max_plies),
         perft_depth: Some(perft_plan.max_depth),
-        shard: options.shard,
         planned,
-        only: options
-            .policy
-            .only
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-        skip: options
-            .policy
-            .skip
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-        ..Certificate::default()
+        ..selection_certificate(options)
     };
     let mut roots = vec![Position::initial()];
     roots.extend(starts);
@@ -389,6 +375,28 @@ fn prepare(
         seed,
         roots,
     })
+}
+
+/// The certificate's part that `options` decide alone: the protocol, the
+/// shard, `--only` and `--skip`.
+fn selection_certificate(options: &LiveOptions) -> Certificate {
+    Certificate {
+        protocol: Some(PROTOCOL_VERSION),
+        shard: options.shard,
+        only: options
+            .policy
+            .only
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        skip: options
+            .policy
+            .skip
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        ..Certificate::default()
+    }
 }
 
 /// The note of how many edge probes of `plan` lie on each boundary of
