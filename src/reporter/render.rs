@@ -552,7 +552,7 @@ impl<W: Write> Sink for HumanSink<W> {
         if !self.flaky.is_empty() {
             writeln!(
                 self.out,
-                "{WARN}flaky{WARN:#}: {} errored, then conformed when run again (--retries): {}",
+                "{WARN}flaky{WARN:#}: {} errored, then conformed when run again (--retries, or a start past its timeout): {}",
                 plural(self.flaky.len() as u64, "unit"),
                 self.flaky.join("; ")
             )?;
