@@ -91,7 +91,7 @@ pub struct Answer {
 /// the default profile and `alternative`.
 #[must_use]
 pub fn search(alternative: Profile, options: &Options) -> SearchPart {
-    let needs_history = alternative.has(Switch::EndOnRepetition);
+    let needs_history = alternative.changes().any(|s| s == Switch::EndOnRepetition);
     let mut part = SearchPart {
         max_stones: options.max_stones,
         max_line: if needs_history { options.max_line } else { 1 },
@@ -350,7 +350,7 @@ fn scenario(
     };
     let last = found.moves.len();
     let mut rules: Vec<String> = disputed
-        .switches()
+        .changes()
         .map(|s| super::spec::reading(s).rule)
         .collect();
     let (before, _) = found.moves.split_at(last - 1);
@@ -391,7 +391,7 @@ fn scenario(
             },
         ),
         when: disputed
-            .switches()
+            .changes()
             .map(|s| (SwitchName(s), profile.has(s)))
             .collect(),
         start: Some(found.start.to_string()),
