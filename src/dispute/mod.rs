@@ -140,7 +140,7 @@ pub fn dispute(alternative: Profile, options: &Options) -> Result<Dispute, Dispu
         scenarios: scenarios::compare(&suite, alternative),
         smallest: search::search(alternative, options),
         play: play::measure(alternative, options),
-        perft: perft::compare(alternative, options.perft_depth),
+        perft: perft::compare(alternative, options.perft_depth, &suite),
         best_play: best::compare(alternative, options),
     })
 }

@@ -315,7 +315,12 @@ fn example(found: Found, alternative: Profile, k: usize) -> Example {
             .filter(|p| default.legal.contains(p) != alt.legal.contains(p))
             .collect(),
     };
-    let id = format!("{}-smallest-{k}", alternative.to_string().replace(',', "-"));
+    // A slug: `skip-origin`, or `feeding-by-sowing` for a setting written
+    // `setting=value` (after `kpe adopt`).
+    let id = format!(
+        "{}-smallest-{k}",
+        alternative.to_string().replace([',', '='], "-")
+    );
     let scenarios = [
         scenario(&found, &default, Profile::DEFAULT, alternative, &id),
         scenario(&found, &alt, alternative, alternative, &id),
@@ -443,7 +448,7 @@ mod tests {
             examples: 2,
             ..Options::default()
         };
-        let part = search("end-when-unfeedable".parse().unwrap(), &options);
+        let part = search(crate::dispute::alternative("I4").unwrap(), &options);
         assert_eq!(part.stones, Some(2));
         assert_eq!(part.line, Some(1));
         // Kinds of difference come first: a move that leaves an unfeedable
@@ -462,7 +467,7 @@ mod tests {
             ..Options::default()
         };
         for switch in ["skip-origin", "strict-lock", "end-when-unfeedable"] {
-            let profile: Profile = switch.parse().unwrap();
+            let profile: Profile = crate::dispute::alternative(switch).unwrap();
             let part = search(profile, &options);
             assert!(!part.examples.is_empty(), "{switch}");
             for e in &part.examples {
