@@ -448,16 +448,24 @@ mod tests {
             examples: 2,
             ..Options::default()
         };
-        let part = search(crate::dispute::alternative("I4").unwrap(), &options);
+        let alternative = crate::dispute::alternative("I4").unwrap();
+        let part = search(alternative, &options);
         assert_eq!(part.stones, Some(2));
         assert_eq!(part.line, Some(1));
         // Kinds of difference come first: a move that leaves an unfeedable
         // position ends the game, and the unfeedable position has no moves.
         let kinds: Vec<&[String]> = part.examples.iter().map(|e| e.differs.as_slice()).collect();
         assert_eq!(kinds, [["end"], ["legal moves"]]);
+        // The answer with no moves is that of the profile that ends the
+        // game, the alternative or (after `kpe adopt I4`) the default.
         let e = &part.examples[1];
-        assert!(e.alternative.legal.is_empty(), "{e:?}");
-        assert_eq!(e.alternative.refused.as_deref(), Some("game-over"));
+        let ends = if alternative.has(Switch::EndWhenUnfeedable) {
+            &e.alternative
+        } else {
+            &e.default
+        };
+        assert!(ends.legal.is_empty(), "{e:?}");
+        assert_eq!(ends.refused.as_deref(), Some("game-over"));
     }
 
     #[test]
