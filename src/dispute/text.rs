@@ -71,11 +71,11 @@ pub(super) fn headline(d: &Dispute) -> String {
         s.compared
     );
     if let Some(rr) = d.play.pairings.first() {
-        let _ = write!(
-            out,
-            " and the result of {} of random games",
-            share_of(&rr.winner_changed, "games")
-        );
+        let w = &rr.winner_changed;
+        let _ = write!(out, " and the result of {} of random games", pct(w.share));
+        if pct(w.share) == "0.0%" {
+            let _ = write!(out, " ({} of {})", thousands(w.count), thousands(w.total));
+        }
     }
     out.push('.');
     out
