@@ -21,9 +21,8 @@ use kpe::{Game, Position, Profile, Switch};
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bug {
     None,
-    /// The sowing plays the profile `skip-origin` (reading I1's
-    /// alternative: today, a sowing of 8+ stones skips its origin pit)
-    /// while the engine claims the default profile.
+    /// The sowing plays the other reading of I1 (whether a sowing of 8+
+    /// stones skips its origin pit) than the profile the engine claims.
     SkipsOrigin,
     /// Captures are allowed before all four pits were used (LOCK-1).
     CapturesWhileLocked,
@@ -44,7 +43,13 @@ struct Naive {
     side: usize,
     used: [[bool; 4]; 2],
     bug: Bug,
+    /// The profile the transcript claims, which naive-kpe plays (but for
+    /// its bug): the authority's default, read from spec/default.yaml.
+    profile: Profile,
 }
+
+/// The profile the sample transcripts claim (`"profile": "default"`).
+const CLAIMED: Profile = Profile::DEFAULT;
 
 const NAMES: [&str; 8] = ["S1", "S2", "S3", "S4", "N1", "N2", "N3", "N4"];
 
@@ -56,6 +61,7 @@ impl Naive {
             side: 0,
             used: [[false; 4]; 2],
             bug,
+            profile: CLAIMED,
         }
     }
 
@@ -73,14 +79,10 @@ impl Naive {
         let mut at = pit;
         while cells.len() < self.pits[pit] as usize {
             at = (at + 1) % 8;
-            // The default profile's reading, or with the bug the switch's.
-            let profile = if self.bug == Bug::SkipsOrigin {
-                Profile::with(&[Switch::SkipOrigin])
-            } else {
-                Profile::DEFAULT
-            };
-            // SOW-4 (I1): coming back around to the origin.
-            if at == pit && profile.has(Switch::SkipOrigin) {
+            // SOW-4 (I1): coming back around to the origin, as the claimed
+            // profile says, or with the bug the other reading.
+            let skip = self.profile.has(Switch::SkipOrigin) != (self.bug == Bug::SkipsOrigin);
+            if at == pit && skip {
                 continue;
             }
             cells.push(at);
@@ -94,12 +96,25 @@ impl Naive {
         if self.row(opponent) > 0 || self.bug == Bug::NoFeeding {
             return moves;
         }
-        let feeding: Vec<usize> = moves
-            .iter()
-            .copied()
-            .filter(|&i| self.sowing(i).iter().any(|&c| c / 4 == opponent))
-            .collect();
-        if feeding.is_empty() { moves } else { feeding }
+        // FEED-2 (I3): what feeds, as the claimed profile says.
+        let feeds = |i: usize| {
+            if self.profile.has(Switch::FeedAfterCapture) {
+                let mut after = self.clone();
+                after.play(i);
+                after.row(opponent) > 0
+            } else {
+                self.sowing(i).iter().any(|&c| c / 4 == opponent)
+            }
+        };
+        let feeding: Vec<usize> = moves.iter().copied().filter(|&i| feeds(i)).collect();
+        if !feeding.is_empty() {
+            feeding
+        } else if self.profile.has(Switch::EndWhenUnfeedable) {
+            // FEED-3 (I4): nobody can feed, so the game ends.
+            Vec::new()
+        } else {
+            moves
+        }
     }
 
     /// Plays `pit`; returns the captures.
@@ -110,8 +125,14 @@ impl Naive {
         for &c in &cells {
             self.pits[c] += 1;
         }
+        // LOCK-3 (I2): whether the unlocking move itself may capture.
+        let unlocked_before = self.used[mover].iter().all(|&u| u);
         self.used[mover][pit % 4] = true;
-        let unlocked = self.used[mover].iter().all(|&u| u) || self.bug == Bug::CapturesWhileLocked;
+        let unlocked = if self.profile.has(Switch::StrictLock) {
+            unlocked_before
+        } else {
+            self.used[mover].iter().all(|&u| u)
+        } || self.bug == Bug::CapturesWhileLocked;
         let mut captures = Vec::new();
         let mut at = *cells.last().expect("a move sows at least one stone");
         if unlocked && at / 4 != mover {
@@ -256,7 +277,7 @@ fn naive_game(bug: Bug, seed: u64, max: usize) -> Vec<String> {
 /// A game by the reference rules.
 fn reference_game(start: Position, seed: u64, max: usize) -> Vec<String> {
     let mut rng = Rng::new(seed);
-    let mut game = Game::new(start, Profile::DEFAULT);
+    let mut game = Game::new(start, CLAIMED);
     let mut lines = Vec::new();
     for _ in 0..max {
         let legal = game.legal_moves();
@@ -286,7 +307,7 @@ fn transcript(
     games: &[(String, Option<String>, Vec<String>)],
 ) -> String {
     let mut out = format!(
-        "{{\n  \"format\": \"kpe-transcript\",\n  \"version\": 1,\n  \"engine\": {{\"name\": \"{engine}\", \"version\": \"{version}\"}},\n  \"profile\": \"default\",\n  \"games\": [\n"
+        "{{\n  \"format\": \"kpe-transcript\",\n  \"version\": 1,\n  \"engine\": {{\"name\": \"{engine}\", \"version\": \"{version}\"}},\n  \"profile\": \"{CLAIMED}\",\n  \"games\": [\n"
     );
     for (k, (id, start, plies)) in games.iter().enumerate() {
         let start = start

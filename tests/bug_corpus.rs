@@ -1,8 +1,9 @@
 //! The bug corpus: `kpe engine --bug NAME` engines, each with one seeded
 //! rules bug (src/live/bugs.rs), checked live by kpe-check.
 //!
-//! For every bug: kpe-check catches it, the rules it cites for the first
-//! divergence are the rule the bug breaks, no documented reading is named,
+//! For every bug: kpe-check catches it, some divergence cites the rule the
+//! bug breaks alone (which unit comes first depends on the default
+//! reading), no documented reading is named,
 //! and every reproduction it prints reproduces: run against the bugged
 //! engine it diverges at the same ply, run against the reference rules it
 //! conforms (spec/PROTOCOL.md, "What kpe-check runs").
@@ -42,11 +43,23 @@ impl Sink for Discard {
     }
 }
 
+/// The profile the engine of `bug` claims: the default, but for a bug of
+/// one reading's value, which can only show under that value: the fullest
+/// pit played when nothing feeds needs the obligation to lapse (I4).
+fn claimed(bug: &str) -> Profile {
+    match bug.parse::<Bug>() {
+        Ok(Bug::UnfeedablePlaysFullest) => {
+            Profile::DEFAULT.set(kpe::Switch::EndWhenUnfeedable, false)
+        }
+        _ => Profile::DEFAULT,
+    }
+}
+
 fn manifest(bug: &str) -> serde_json::Value {
     serde_json::json!({
         "format": "kpe-engine", "version": 1,
         "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--bug", bug],
-        "profile": "default",
+        "profile": claimed(bug).to_string(),
         "timeouts": {"start_ms": 10000, "request_ms": 5000},
     })
 }
@@ -149,22 +162,27 @@ fn corpus(bug: &str) {
     let rule = bug.parse::<Bug>().unwrap().rule();
     let (report, dir) = check(bug);
     let found = divergences(&report);
-    let (unit, first) = found
-        .first()
-        .unwrap_or_else(|| panic!("{bug} (breaks {rule}) was not caught"));
-    let cited: Vec<&str> = first.rules.iter().collect();
-    let cited = if lock_rules_one_answer_cannot_tell(rule, &cited, first, report.profile) {
-        vec![rule]
-    } else {
-        cited
+    assert!(!found.is_empty(), "{bug} (breaks {rule}) was not caught");
+    let cites = |d: &Divergence| -> Vec<&str> {
+        let cited: Vec<&str> = d.rules.iter().collect();
+        if lock_rules_one_answer_cannot_tell(rule, &cited, d, report.profile) {
+            vec![rule]
+        } else {
+            cited
+        }
     };
-    assert_eq!(
-        cited,
-        [rule],
-        "{bug}: its first divergence ({} {}, fields {:?}) cites {cited:?}, not {rule}",
-        unit.kind,
-        unit.id,
-        first.fields
+    // Which unit diverges first, and so which rule it cites, depends on the
+    // scenarios the default reading selects, which `kpe adopt` swaps (under
+    // `end-when-unfeedable` a demand to feed can first show as a game said
+    // to be over, END-1); so the test finds a divergence that shows the bug
+    // with its rule alone, as there is under every default.
+    assert!(
+        found.iter().any(|(_, d)| cites(d) == [rule]),
+        "{bug}: no divergence cites {rule} alone: {:?}",
+        found
+            .iter()
+            .map(|(u, d)| (u.id.as_str(), cites(d)))
+            .collect::<Vec<_>>()
     );
     let reading = report.summary.reading.as_ref().expect("a reading verdict");
     assert!(!reading.explained(), "{bug}: a reading is named: {reading}");
@@ -372,8 +390,22 @@ fn transcripts_of_the_bugged_answers_cite_the_same_rule() {
         ),
     ] {
         let bug: Bug = bug.parse().unwrap();
-        let position: Position = start.parse().unwrap();
-        let pit: kpe::Pit = pit.parse().unwrap();
+        let example: Position = start.parse().unwrap();
+        let example_pit: kpe::Pit = pit.parse().unwrap();
+        // The example shows the bug under the default it was found under;
+        // under another default the test finds a position where it shows.
+        let (position, pit, rule) = match live_rules(bug, example, example_pit, legal) {
+            Some(cited) => {
+                assert_eq!(cited, [rule], "{bug}: live mode cites {cited:?}");
+                (example, example_pit, rule.to_owned())
+            }
+            None => {
+                let (p, q) = find_showing(bug, legal);
+                let cited = live_rules(bug, p, q, legal).unwrap();
+                (p, q, cited.join(" "))
+            }
+        };
+        let start = position.to_string();
         let mut session = BugSession::new(bug);
         let Reply::Played {
             position: after,
@@ -416,7 +448,7 @@ fn transcripts_of_the_bugged_answers_cite_the_same_rule() {
         let divergence = &report["units"][0]["divergence"];
         assert_eq!(
             divergence["rules"],
-            serde_json::json!([rule]),
+            serde_json::json!(rule.split(' ').collect::<Vec<_>>()),
             "{bug}: {report}"
         );
         let notes = divergence["notes"].as_array().cloned().unwrap_or_default();
@@ -428,6 +460,60 @@ fn transcripts_of_the_bugged_answers_cite_the_same_rule() {
             "{bug}: a reading is named: {notes:?}"
         );
     }
+}
+
+/// The rules live mode cites when the engine of `bug` is asked to play
+/// `pit` in `position` under the default (its legal moves there too when
+/// `legal`), or `None` when its answers are the reference's.
+fn live_rules(bug: Bug, position: Position, pit: kpe::Pit, legal: bool) -> Option<Vec<String>> {
+    let mut questions = vec![Question::Play(position, pit)];
+    if legal {
+        questions.insert(0, Question::Legal(position));
+    }
+    questions.into_iter().find_map(|question| {
+        let reply = BugSession::new(bug)
+            .answer(&question.request(), Profile::DEFAULT)
+            .unwrap();
+        let claimed = match reply {
+            Reply::Legal { mut moves } => {
+                moves.sort();
+                Answer::Legal(moves)
+            }
+            other => as_answer(other),
+        };
+        compare(&question, &claimed, Profile::DEFAULT)
+            .map(|m| m.rules.iter().map(|r| (*r).to_owned()).collect())
+    })
+}
+
+/// A position and move of seeded random games under the default where the
+/// engine of `bug` answers differently from the reference (a move it plays,
+/// so that a transcript can record it).
+fn find_showing(bug: Bug, legal: bool) -> (Position, kpe::Pit) {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    for _ in 0..2000 {
+        let mut game = Game::new(Position::initial(), Profile::DEFAULT);
+        for _ in 0..200 {
+            let p = *game.current();
+            let moves = game.legal_moves().to_vec();
+            if moves.is_empty() {
+                break;
+            }
+            for &pit in &moves {
+                let played = matches!(
+                    BugSession::new(bug)
+                        .answer(&Request::Play { position: p, pit }, Profile::DEFAULT),
+                    Some(Reply::Played { .. })
+                );
+                if played && live_rules(bug, p, pit, legal).is_some() {
+                    return (p, pit);
+                }
+            }
+            game.play(moves[rng.random_range(0..moves.len())]).unwrap();
+        }
+    }
+    panic!("{bug} shows nowhere in 2000 random games");
 }
 
 // ---------------------------------------------------------------------------

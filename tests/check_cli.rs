@@ -1366,6 +1366,38 @@ fn unlocking_capture_that_two_readings_change() -> (Position, Pit) {
     panic!("no unlocking capture that strict-lock and skip-origin both change");
 }
 
+/// A position and move, reached by seeded random play under the default,
+/// that ends the game with stones left on the board (so the sweep counts),
+/// and the position after it.
+fn a_move_that_ends_the_game_with_stones_left() -> (Position, Pit, Position) {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for _ in 0..20_000 {
+        let mut game = Game::new(Position::initial(), Profile::DEFAULT);
+        for _ in 0..400 {
+            let position = *game.current();
+            let legal = game.legal_moves();
+            for &pit in legal.iter() {
+                if let Ok((after, report)) = kpe::play(&position, pit, Profile::DEFAULT)
+                    && report.end.is_some()
+                    && after.board_stones() > 0
+                {
+                    return (position, pit, after);
+                }
+            }
+            if legal.is_empty() || game.play(legal[next(legal.len())]).is_err() {
+                break;
+            }
+        }
+    }
+    panic!("no game ends with stones on the board");
+}
+
 #[test]
 fn the_deciding_rules_are_the_explaining_reading_or_the_broken_rule() {
     // Regression: an unlocking move that captures by default but not under
@@ -1383,10 +1415,15 @@ fn the_deciding_rules_are_the_explaining_reading_or_the_broken_rule() {
     // Regression: totals without the sweep are END-2 (alone: the captured
     // stones are counted, so RES-1 is not what broke), not the reading I4
     // under which the move would have been refused.
-    let no_sweep = transcript(
-        r#"{"id": "sweep", "start": "0,0,0,0/1,1,0,0 N 14/32 1234/1234", "plies": [
-            {"move": "N1", "after": "0,0,0,0/0,2,0,0 S 14/32 1234/1234", "game_over": true, "totals": [14, 32]}]}"#,
-    );
+    // The move that ends the game with stones left on the board is found
+    // by the rules (under the default, whichever it is).
+    let (start, pit, after) = a_move_that_ends_the_game_with_stones_left();
+    let captured = kpe::Player::BOTH.map(|p| after.captured(p));
+    let no_sweep = transcript(&format!(
+        r#"{{"id": "sweep", "start": "{start}", "plies": [
+            {{"move": "{pit}", "after": "{after}", "game_over": true, "totals": [{}, {}]}}]}}"#,
+        captured[0], captured[1]
+    ));
     for (text, rules) in [(strict, vec!["LOCK-3"]), (no_sweep, vec!["END-2"])] {
         let t = temp_file(text.as_bytes());
         let (code, report) = json_report(&t.path);

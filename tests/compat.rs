@@ -171,8 +171,29 @@ fn shard_reports_of_version_2_still_merge() {
 
 #[test]
 fn the_reference_engine_still_answers_protocol_1_as_it_did() {
-    let requests = std::fs::read_to_string(golden("protocol-v1/requests.jsonl")).unwrap();
+    // The golden files were written when the default was the all-off
+    // profile: the hello asks for that profile by today's name, and the
+    // profiles the engine lists are compared as profiles, not as names
+    // (which are written relative to the default, so `kpe adopt` renames
+    // them).
+    let released = kpe::Profile::ALL_OFF;
+    let requests = std::fs::read_to_string(golden("protocol-v1/requests.jsonl"))
+        .unwrap()
+        .replace(
+            r#""profile": "default""#,
+            &format!(r#""profile": "{released}""#),
+        );
     let replies = std::fs::read_to_string(golden("protocol-v1/replies.jsonl")).unwrap();
+    let as_profiles = |v: &Value, default: kpe::Profile| -> Vec<kpe::Profile> {
+        let mut all: Vec<kpe::Profile> = v
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| kpe::Profile::read_against(p.as_str().unwrap(), default).unwrap())
+            .collect();
+        all.sort();
+        all
+    };
     let out = Command::new(env!("CARGO_BIN_EXE_kpe"))
         .arg("engine")
         .stdin(std::process::Stdio::piped())
@@ -200,6 +221,13 @@ fn the_reference_engine_still_answers_protocol_1_as_it_did() {
             for v in [&mut got, &mut want] {
                 v["version"] = json!(null);
             }
+            let (g, w) = (
+                as_profiles(&got["profiles"], kpe::Profile::DEFAULT),
+                as_profiles(&want["profiles"], released),
+            );
+            assert_eq!(g, w, "the profiles the hello lists");
+            got["profiles"] = json!(null);
+            want["profiles"] = json!(null);
         }
         assert_eq!(got, want, "the reply to {request}");
     }

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use kpe::Profile;
+use kpe::{Profile, Switch};
 
 const KPE: &str = env!("CARGO_BIN_EXE_kpe");
 const KPE_CHECK: &str = env!("CARGO_BIN_EXE_kpe-check");
@@ -109,13 +109,17 @@ fn kpe_rules_complete_to_profile_names() {
         let offered = complete(KPE, "kpe", &["kpe", sub, "--rules", ""]);
         assert_eq!(offered, profile_names(), "kpe {sub} --rules");
     }
-    // A dispute names switches to turn on: every profile but the default.
+    // A dispute names readings to change: every profile but the default.
     // The options are offered too; the values are the rest.
     let offered: Vec<String> = complete(KPE, "kpe", &["kpe", "dispute", ""])
         .into_iter()
         .filter(|w| !w.starts_with('-'))
         .collect();
-    assert_eq!(offered, profile_names()[1..], "kpe dispute");
+    let others: Vec<String> = profile_names()
+        .into_iter()
+        .filter(|n| n != "default")
+        .collect();
+    assert_eq!(offered, others, "kpe dispute");
 }
 
 #[test]
@@ -160,14 +164,24 @@ fn every_shell_gets_a_script() {
             assert!(out.status.success(), "{name} completions {shell}");
             let script = String::from_utf8(out.stdout).unwrap();
             assert!(script.contains(name), "{name} completions {shell}");
-            // A name only the profile list has (fish escapes the commas);
-            // elvish and powershell scripts complete no values.
+            // A name only the profile list has (fish escapes the commas
+            // and equals signs); elvish and powershell scripts complete no
+            // values. Three readings off the default, however it spells them.
+            let three = [
+                Switch::SkipOrigin,
+                Switch::StrictLock,
+                Switch::FeedAfterCapture,
+            ]
+            .into_iter()
+            .fold(Profile::DEFAULT, |p, s| p.set(s, !p.has(s)))
+            .to_string();
             assert!(
                 ["elvish", "powershell"].contains(&shell)
                     || script
                         .replace("\\,", ",")
-                        .contains("skip-origin,strict-lock,feed-after-capture"),
-                "{name} completions {shell}"
+                        .replace("\\=", "=")
+                        .contains(&three),
+                "{name} completions {shell}: {three}"
             );
         }
         let out = Command::new(bin)

@@ -242,14 +242,23 @@ fn a_wrong_expectation_fails_naming_file_scenario_rules_profile_and_ply() {
     assert_eq!(failures.len(), 1, "{}", report(&failures));
     let (failure, profiles) = &failures[0];
     assert_eq!(profiles.len(), 32);
+    // The first profile tried fails: the all-off one, however the default
+    // spells it.
     assert_eq!(
         failure.to_string(),
-        "tests/fixtures/scenarios/wrong/wrong.yaml: scenario `wrong-landing` (rules SOW-5 SOW-3), \
-         profile `default`, ply 1 (move S4): landing pit differs\n  expected: S1\n  actual:   S2"
+        format!(
+            "tests/fixtures/scenarios/wrong/wrong.yaml: scenario `wrong-landing` (rules SOW-5 SOW-3), \
+             profile `{}`, ply 1 (move S4): landing pit differs\n  expected: S1\n  actual:   S2",
+            Profile::ALL_OFF
+        )
     );
     let text = report(&failures);
     assert!(
-        text.contains("under 32 profile(s): default; skip-origin;"),
+        text.contains(&format!(
+            "under 32 profile(s): {}; {};",
+            Profile::ALL_OFF,
+            Profile::ALL_OFF.set(kpe::Switch::SkipOrigin, true)
+        )),
         "{text}"
     );
 }
@@ -898,9 +907,15 @@ fn a_trace_shows_each_move_with_its_rules_and_diagram() {
         .into_iter()
         .map(|(n, _)| n)
         .collect();
+    // Each trace is named by the first profile (in `Profile::all` order)
+    // that gives it: the all-off one, and it with end-on-repetition.
+    let named = |p: Profile| format!("chase-goes-on@{}", p.to_string().replace(',', "+"));
     assert_eq!(
         names,
-        ["chase-goes-on@default", "chase-goes-on@end-on-repetition"]
+        [
+            named(Profile::ALL_OFF),
+            named(Profile::ALL_OFF.set(kpe::Switch::EndOnRepetition, true))
+        ]
     );
     // Refused starts and refused moves show the refusal.
     let refused = suite

@@ -35,15 +35,42 @@ fn the_page_has_a_title_headings_one_svg_per_example_and_nothing_external() {
         let text = std::fs::read_to_string(&path).unwrap();
         let doc = Html::parse_document(&text);
         let title: String = doc.select(&sel("title")).next().unwrap().text().collect();
-        assert_eq!(title, format!("What would “{switch}” change in Kpé?"));
+        let alternative = json["alternative"].as_str().unwrap();
+        assert_eq!(title, format!("What would “{alternative}” change in Kpé?"));
+        // The first sentence answers the question, with the suite's count.
+        let intro: String = doc.select(&sel("p.intro")).next().unwrap().text().collect();
+        let head = format!(
+            "Adopting {} ",
+            json["readings"][0]["reading"].as_str().unwrap()
+        );
+        assert!(intro.starts_with(&head), "{intro}");
+        let scenarios = format!(
+            "changes {} of {} conformance scenarios and the result of ",
+            json["scenarios"]["differing"].as_array().unwrap().len(),
+            json["scenarios"]["compared"]
+        );
+        assert!(intro.contains(&scenarios), "{scenarios}: {intro}");
         let h2: Vec<String> = doc.select(&sel("h2")).map(|h| h.text().collect()).collect();
-        assert_eq!(h2.len(), 6, "{h2:?}");
-        assert!(h2[0].starts_with("The rule"), "{h2:?}");
+        assert_eq!(h2.len(), 7, "{h2:?}");
+        // The words a reader who never saw the code may not know.
+        assert_eq!(h2[0], "Words used on this page", "{h2:?}");
+        let words: String = doc.select(&sel("table")).next().unwrap().text().collect();
+        for word in ["ply", "position notation", "rule ID", "perft"] {
+            assert!(words.contains(word), "{word}: {words}");
+        }
+        assert!(h2[1].starts_with("The rule"), "{h2:?}");
         assert!(
-            h2[2].starts_with("Conformance scenarios that change"),
+            h2[3].starts_with("Conformance scenarios that change"),
             "{h2:?}"
         );
-        assert_eq!(h2[5], "With best play", "{h2:?}");
+        assert_eq!(h2[6], "With best play", "{h2:?}");
+        // Perft from the suite's perft positions too, one row each.
+        let suite = json["perft"]["from_suite"].as_array().unwrap();
+        assert!(!suite.is_empty());
+        for f in suite {
+            let start = f["start"].as_str().unwrap();
+            assert!(text.contains(start), "{start} is not on the page");
+        }
         // The spec paragraph of the reading, quoted.
         let quote: String = doc
             .select(&sel("blockquote"))

@@ -2,28 +2,79 @@
 """A Kpé engine speaking the kpe engine protocol (spec/PROTOCOL.md).
 
 Standard library only. Run `kpe-check examples/engines/correct.json` to check
-it. `--variant NAME` plants one typical mistake, to show what kpe-check says:
+it. It plays the rules profile the hello asks for: `default` means the
+authority's default, which it reads from spec/default.yaml (the one place the
+default is stated, which `kpe adopt` changes), and each switch name or
+`setting=value` word changes one reading. `--variant NAME` plants one typical
+mistake, to show what kpe-check says:
 
-  skip-origin     sows as the switch skip-origin says (reading I1's
-                  alternative: a sowing of 8+ stones skips its origin pit),
-                  while the manifest claims the default
-  strict-lock     the move from the last unused pit cannot capture (I2's
-                  alternative)
+  skip-origin     plays the other reading of I1 (whether a sowing of 8+ stones
+                  skips its origin pit) than the profile asked
+  strict-lock     plays the other reading of I2 (whether the move from the
+                  last unused pit may capture) than the profile asked
   own-row         captures 2s and 4s in the mover's own row too (a bug: CAP-3)
   no-feeding      ignores the feeding rule (a bug: FEED-1)
   no-sweep        at the end, stones left on the board are not counted in
                   the totals (a bug: END-2)
 """
 import json
+import os
 import sys
 
 VARIANT = sys.argv[2] if sys.argv[1:2] == ["--variant"] else "correct"
 PITS = ["S1", "S2", "S3", "S4", "N1", "N2", "N3", "N4"]  # sowing order
 
+# Each setting: its switch name and its two values, the switch's value second
+# (spec/RULES.md, "Readings").
+SETTINGS = {
+    "origin": ("skip-origin", ["sown", "skipped"]),
+    "lock": ("strict-lock", ["after-sowing", "before-sowing"]),
+    "feeding": ("feed-after-capture", ["by-sowing", "after-capture"]),
+    "unfeedable": ("end-when-unfeedable", ["lapses", "ends-game"]),
+    "repetition": ("end-on-repetition", ["continues", "ends-game"]),
+}
+DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spec", "default.yaml")
+
+
+def read_default(path=DEFAULT_FILE):
+    """spec/default.yaml -> {switch name: on?} for the five readings."""
+    on = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            setting, value = (w.strip() for w in line.split(":", 1))
+            switch, values = SETTINGS[setting]
+            on[switch] = values.index(value) == 1
+    return on
+
+
+def read_profile(text, default):
+    """A profile string (`default`, `skip-origin,feeding=by-sowing`, ...)."""
+    on = dict(default)
+    for word in (w.strip() for w in text.split(",")):
+        if word in ("", "default"):
+            continue
+        if "=" in word:
+            setting, value = (w.strip() for w in word.split("=", 1))
+            switch, values = SETTINGS[setting]
+            on[switch] = values.index(value) == 1
+        elif word in (s for s, _ in SETTINGS.values()):
+            on[word] = True
+        else:
+            raise ValueError(f"unknown rules switch {word!r}")
+    return on
+
+
+DEFAULT = read_default()
+RULES = dict(DEFAULT)  # the profile played: the hello's
+
 
 def switch(name):
-    """Whether the engine plays reading switch `name` (only its variant does)."""
-    return VARIANT == name
+    """Whether the engine plays reading switch `name`: as the hello asked,
+    or the other reading for the variant of that name."""
+    return RULES[name] != (VARIANT == name)
 
 
 def parse(text):
@@ -73,9 +124,21 @@ def legal(board, mover, captured, used):
     opponent_empty = not any(board[p] for p in range(4 * (1 - mover), 4 * (1 - mover) + 4))
     if not mine or not opponent_empty or VARIANT == "no-feeding":
         return mine
-    # A feeding move sows at least one stone into the opponent's row.
-    feeding = [p for p in mine if board[p] >= 4 - p % 4]
-    return feeding or mine  # nothing feeds: the obligation lapses
+    feeding = [p for p in mine if feeds(board, mover, captured, used, p)]
+    if feeding:
+        return feeding
+    # Nothing feeds (I4): the game ends, or the obligation lapses.
+    return [] if switch("end-when-unfeedable") else mine
+
+
+def feeds(board, mover, captured, used, pit):
+    """FEED-2 (I3): whether playing `pit` feeds the empty-rowed opponent."""
+    if not switch("feed-after-capture"):
+        # Its sowing puts at least one stone into the opponent's row.
+        return board[pit] >= 4 - pit % 4
+    # The opponent keeps at least one stone after the move's captures.
+    after = sow(board, mover, captured, used, pit)[0]
+    return any(after[p] for p in range(4 * (1 - mover), 4 * (1 - mover) + 4))
 
 
 def play(state, pit):
@@ -116,6 +179,10 @@ def perft(state, depth):
 def answer(request):
     kind = request["type"]
     if kind == "hello":
+        try:
+            RULES.update(read_profile(request.get("profile", "default"), DEFAULT))
+        except (ValueError, KeyError) as e:
+            return {"type": "error", "message": f"cannot play profile {request.get('profile')!r}: {e}"}
         return {"type": "hello", "protocol": 1, "name": f"kpe-sample-py ({VARIANT})",
                 "version": "1.0", "perft": True}
     state = parse(request["position"])

@@ -196,11 +196,13 @@ enum Command {
     /// where the readings differ (as scenarios), how much it matters in
     /// seeded play, and where perft counts part.
     Dispute {
-        /// The disputed switches, joined by commas: skip-origin,
-        /// strict-lock, feed-after-capture, end-when-unfeedable,
-        /// end-on-repetition. They are compared with the default profile.
+        /// The disputed readings, joined by commas: reading IDs (I1..I5),
+        /// settings (origin, lock, feeding, unfeedable, repetition) or
+        /// switch names (skip-origin, strict-lock, feed-after-capture,
+        /// end-when-unfeedable, end-on-repetition). Each is turned to its
+        /// other value than the default's and compared with the default.
         #[arg(value_name = "SWITCH[,SWITCH...]", value_parser = completed::switches(), hide_possible_values = true)]
-        switches: Profile,
+        switches: kpe::dispute::Disputed,
         /// `text` for people, or `json` (spec/dispute.schema.json).
         #[arg(long, value_enum, default_value = "text")]
         format: DisputeFormat,
@@ -393,7 +395,7 @@ fn main() -> ExitCode {
                 perft_depth,
                 solve_stones,
             };
-            dispute(switches, &options, format, html.as_deref())
+            dispute(switches.0, &options, format, html.as_deref())
         }
     }
 }

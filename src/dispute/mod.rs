@@ -1,8 +1,8 @@
 //! `kpe dispute`: what turning an alternative reading on would change,
 //! computed from the reference rules with no code change.
 //!
-//! Four parts, each comparing the default profile with the default plus the
-//! disputed switches (spec/DISPUTE.md):
+//! Each part compares the default profile with the default with the
+//! disputed readings turned to their other value (spec/DISPUTE.md):
 //!
 //! 1. [`scenarios`]: every conformance scenario whose trace differs, both
 //!    traces side by side with the first differing ply;
@@ -18,7 +18,7 @@
 //! ```
 //! use kpe::dispute::{Options, dispute};
 //! let options = Options { games: 4, perft_depth: 5, ..Options::default() };
-//! let report = dispute("skip-origin".parse()?, &options)?;
+//! let report = dispute(kpe::dispute::alternative("I1")?, &options)?;
 //! assert_eq!(report.perft.first_difference, Some(5));
 //! assert_eq!(report.smallest.stones, Some(8));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -43,6 +43,8 @@ use crate::scenario::{ScenarioErrors, Suite};
 pub use model::Dispute;
 pub use options::{MAX_DISPUTE_EXAMPLES, MAX_DISPUTE_GAMES, MAX_DISPUTE_PLIES, Options};
 pub use spec::{Reading, reading};
+
+use crate::profile::ParseProfileError;
 
 /// The `format` field of the JSON report.
 pub const FORMAT: &str = "kpe-dispute";
@@ -74,8 +76,52 @@ impl fmt::Display for DisputeError {
 
 impl std::error::Error for DisputeError {}
 
-/// Computes the four parts for `alternative` (the default plus the
-/// disputed switches) against the default profile.
+/// The profile a dispute compares with the default: the default with each
+/// reading `words` names (comma-separated reading IDs `I3`, settings
+/// `feeding` or switch names `feed-after-capture`) turned to its other
+/// value, whichever the default is; a word `setting=value` sets that value.
+/// So `kpe dispute feed-after-capture` after `kpe adopt I3` compares the
+/// new default with the reading it replaced.
+///
+/// # Errors
+/// A word that names no reading, setting or value.
+pub fn alternative(words: &str) -> Result<Profile, ParseProfileError> {
+    words
+        .split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty() && *w != "default")
+        .try_fold(Profile::DEFAULT, |p, word| {
+            if word.contains('=') {
+                let one = Profile::read_against(word, Profile::DEFAULT)?;
+                let switch = one.changes().next();
+                Ok(match switch {
+                    Some(s) => p.set(s, one.has(s)),
+                    None => p,
+                })
+            } else {
+                match Switch::named(word) {
+                    Some(s) => Ok(p.set(s, !Profile::DEFAULT.has(s))),
+                    None => word.parse::<Switch>().map(|s| p.set(s, true)),
+                }
+            }
+        })
+}
+
+/// The disputed readings of `kpe dispute`'s argument, as [`alternative`]
+/// reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Disputed(pub Profile);
+
+impl std::str::FromStr for Disputed {
+    type Err = ParseProfileError;
+
+    fn from_str(s: &str) -> Result<Disputed, ParseProfileError> {
+        alternative(s).map(Disputed)
+    }
+}
+
+/// Computes the parts for `alternative` (the default with the disputed
+/// readings changed) against the default profile.
 ///
 /// # Errors
 ///
@@ -90,11 +136,11 @@ pub fn dispute(alternative: Profile, options: &Options) -> Result<Dispute, Dispu
         format: FORMAT.to_owned(),
         version: VERSION,
         alternative,
-        readings: alternative.switches().map(reading).collect(),
+        readings: alternative.changes().map(reading).collect(),
         scenarios: scenarios::compare(&suite, alternative),
         smallest: search::search(alternative, options),
         play: play::measure(alternative, options),
-        perft: perft::compare(alternative, options.perft_depth),
+        perft: perft::compare(alternative, options.perft_depth, &suite),
         best_play: best::compare(alternative, options),
     })
 }
@@ -118,4 +164,32 @@ impl Dispute {
 #[must_use]
 pub fn schema() -> schemars::Schema {
     schemars::schema_for!(Dispute)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_disputed_reading_is_turned_to_the_other_value_than_the_default() {
+        for s in Switch::ALL {
+            let other = Profile::DEFAULT.set(s, !Profile::DEFAULT.has(s));
+            for word in [s.reading(), s.setting(), s.name()] {
+                // Whichever value the default has: after `kpe adopt` the
+                // switch name compares the new default with the old one.
+                assert_eq!(alternative(word).unwrap(), other, "{word}");
+            }
+            let same = format!("{}={}", s.setting(), s.value_in(Profile::DEFAULT));
+            assert_eq!(alternative(&same).unwrap(), Profile::DEFAULT, "{same}");
+            let set = format!("{}={}", s.setting(), s.value_in(other));
+            assert_eq!(alternative(&set).unwrap(), other, "{set}");
+        }
+        let two = alternative("I1,feeding").unwrap();
+        assert_eq!(
+            two.changes().collect::<Vec<_>>(),
+            [Switch::SkipOrigin, Switch::FeedAfterCapture]
+        );
+        assert!(alternative("default").unwrap().is_default());
+        assert!(alternative("bogus").is_err());
+    }
 }

@@ -5,7 +5,7 @@ use super::model::Dispute;
 use super::play::{Mean, Pairing, Share};
 use super::scenarios::ScenarioDiff;
 use super::search::{Answer, Example};
-use super::text::{AFTER, BEFORE, pits, summary};
+use super::text::{AFTER, BEFORE, headline, pits, share_of, summary};
 use crate::board::Pit;
 use crate::html::{self, Board, Markup, Page, Table, Tone, element};
 
@@ -16,10 +16,11 @@ pub(super) fn render(d: &Dispute) -> String {
         "p",
         Some("intro"),
         Markup::markdown(&format!(
-            "The rules of Kpé leave a few points open. This page compares the default reading of \
-             the rules with the alternative `{alt}`, using kpe's reference rules: which test \
+            "{} The rules of Kpé leave a few points open. This page compares the default reading \
+             of the rules with the alternative `{alt}`, using kpe's reference rules: which test \
              scenarios come out differently, the smallest positions where the two readings \
-             disagree, how often it matters in play, and how the number of possible games changes."
+             disagree, how often it matters in play, and how the number of possible games changes.",
+            headline(d)
         )),
     ));
     let verdict: Markup = summary(d)
@@ -31,6 +32,7 @@ pub(super) fn render(d: &Dispute) -> String {
         if changes { Tone::Bad } else { Tone::Good },
         element("ul", None, verdict),
     ));
+    page.section("Words used on this page", glossary());
     page.section("The rule and the two readings", rule(d));
     page.section("Smallest positions where the readings differ", smallest(d));
     page.section(
@@ -52,6 +54,49 @@ pub(super) fn render(d: &Dispute) -> String {
     page.finish()
 }
 
+/// The terms a reader who never saw the code may not know.
+fn glossary() -> Markup {
+    let mut t = Table::new(&["word", "what it means here"]);
+    for (word, meaning) in [
+        (
+            "ply",
+            "One move by one player. A game of 40 plies is 20 moves by South and 20 by North.",
+        ),
+        (
+            "position notation",
+            "A position written on one line, as in `6,6,6,6/6,6,6,6 S 0/0 ----/----`: the stones \
+             in South's pits S1 to S4, then North's N1 to N4; who is to move (S or N); the stones \
+             each player has captured (South/North); and which of each player's pits they have \
+             moved from (a digit for a used pit, `-` for an unused one), which decides when they \
+             may start capturing (spec/NOTATION.md).",
+        ),
+        (
+            "rule ID",
+            "The permanent name of one rule of spec/RULES.md, such as `SOW-4` (the fourth rule \
+             on sowing) or `FEED-2` (the second on feeding): the tables below cite the rules that \
+             decide each answer.",
+        ),
+        (
+            "reading",
+            "One of the points the written sources leave open (I1 to I5), each with two values; \
+             the default is the value kpe takes unless told otherwise, and `kpe adopt` changes it.",
+        ),
+        (
+            "scenario",
+            "A test of the conformance suite: a start position, moves, and what the rules must \
+             answer after each (conformance/*.yaml).",
+        ),
+        (
+            "perft",
+            "The number of different sequences of moves of a given length (in plies) from a \
+             position. If the two readings give different counts, they allow different games.",
+        ),
+    ] {
+        t.row([Markup::text(word), Markup::markdown(meaning)]);
+    }
+    t.finish()
+}
+
 fn rule(d: &Dispute) -> Markup {
     let mut out = Markup::new();
     for r in &d.readings {
@@ -71,7 +116,7 @@ fn rule(d: &Dispute) -> Markup {
         t.row([
             Markup::text("profile"),
             Markup::code("default"),
-            Markup::code(&r.switch),
+            Markup::code(&d.alternative.to_string()),
         ]);
         out.push(t.finish());
         let mut why = Markup::text("Why the default is the default: ");
@@ -294,10 +339,10 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
-fn share(s: &Share) -> Markup {
+fn share(s: &Share, unit: &str) -> Markup {
     Markup::text(&format!(
         "{} ({}–{})",
-        pct(s.share),
+        share_of(s, unit),
         pct(s.low),
         pct(s.high)
     ))
@@ -320,14 +365,16 @@ fn play(d: &Dispute) -> Markup {
     let mut t = Table::new(&[
         "South against North",
         "games where the reading changes something",
-        "moves where it does",
+        "plies where it does",
+        "games whose result changes",
         "change in South's mean margin",
     ]);
     for pairing in &p.pairings {
         t.row([
             Markup::text(&names(pairing)),
-            share(&pairing.games_changed),
-            share(&pairing.plies_changed),
+            share(&pairing.games_changed, "games"),
+            share(&pairing.plies_changed, "plies"),
+            share(&pairing.winner_changed, "games"),
             mean(&pairing.margin_change),
         ]);
     }
@@ -341,7 +388,7 @@ fn play(d: &Dispute) -> Markup {
         "unfinished",
         "ended by repetition",
         "South's mean margin",
-        "mean length (moves)",
+        "mean length (plies)",
     ]);
     for pairing in &p.pairings {
         for (label, res) in [
@@ -351,11 +398,11 @@ fn play(d: &Dispute) -> Markup {
             r.row([
                 Markup::text(&names(pairing)),
                 Markup::code(label),
-                share(&res.wins),
-                share(&res.draws),
-                share(&res.losses),
-                share(&res.unfinished),
-                share(&res.by_repetition),
+                share(&res.wins, "games"),
+                share(&res.draws, "games"),
+                share(&res.losses, "games"),
+                share(&res.unfinished, "games"),
+                share(&res.by_repetition, "games"),
                 mean(&res.margin),
                 Markup::text(&format!("{:.1}", res.plies.mean)),
             ]);
@@ -377,8 +424,8 @@ fn names(p: &Pairing) -> String {
 fn perft(d: &Dispute) -> Markup {
     let p = &d.perft;
     let mut out = html::paragraph(
-        "Perft counts every sequence of moves of a given length from the start of the game. \
-         Where the counts part, the readings allow different games.",
+        "Perft counts every sequence of moves of a given number of plies from the start of the \
+         game. Where the counts part, the readings allow different games.",
     );
     let mut t = Table::new(&["moves", "default", &d.alternative.to_string(), "difference"]);
     for row in &p.depths {
@@ -396,9 +443,47 @@ fn perft(d: &Dispute) -> Markup {
     }
     out.push(t.finish());
     out.push(html::paragraph(&match p.first_difference {
-        Some(depth) => format!("The counts first part after {depth} moves."),
-        None => format!("The counts are equal up to {} moves.", p.max_depth),
+        Some(depth) => format!("The counts first part after {depth} plies."),
+        None => format!("The counts are equal up to {} plies.", p.max_depth),
     }));
+    if p.from_suite.is_empty() {
+        return out;
+    }
+    out.push(html::paragraph(
+        "The same counts from the start position of each perft table of the conformance suite \
+         (conformance/perft.yaml), positions chosen because the readings matter there:",
+    ));
+    let mut t = Table::new(&[
+        "table",
+        "start position",
+        "plies",
+        "default",
+        &d.alternative.to_string(),
+        "difference",
+    ]);
+    for f in &p.from_suite {
+        let Some(row) = f.depths.last() else {
+            continue;
+        };
+        let cells = [
+            Markup::text(&f.table),
+            Markup::code(&f.start.to_string()),
+            Markup::text(&row.depth.to_string()),
+            Markup::text(&row.default.to_string()),
+            Markup::text(&row.alternative.to_string()),
+            Markup::text(&format!("{:+}", row.difference)),
+        ];
+        if f.first_difference.is_some() {
+            t.marked_row(cells);
+        } else {
+            t.row(cells);
+        }
+    }
+    out.push(t.finish());
+    out.push(html::paragraph(
+        "Each row stops at the first number of plies where the counts part (marked), or at the \
+         deepest the suite records.",
+    ));
     out
 }
 

@@ -67,6 +67,10 @@ pub struct Pairing {
     pub games_changed: Share,
     /// Plies of those default-reading games at which it would.
     pub plies_changed: Share,
+    /// Games (the same seeds under both readings) whose result differs:
+    /// another winner, a draw instead of a win, or a game finished under
+    /// one reading and stopped unfinished under the other.
+    pub winner_changed: Share,
     /// Results of the games played under the default reading.
     pub default: Results,
     /// Results of the same games (same seeds) played under the alternative.
@@ -240,6 +244,15 @@ fn pairing(south: Strategy, north: Strategy, alternative: Profile, options: &Opt
         .zip(&ma)
         .filter_map(|(d, a)| Some((*a)? - (*d)?))
         .collect();
+    let result = |g: &Played| match g.outcome {
+        Outcome::Finished { winner, .. } => Some(winner),
+        Outcome::Unfinished => None,
+    };
+    let winner_changed = default
+        .iter()
+        .zip(&alt)
+        .filter(|(d, a)| result(d) != result(a))
+        .count();
     let plies: usize = default.iter().map(|g| g.plies).sum();
     let changed: usize = default.iter().map(|g| g.changed).sum();
     Pairing {
@@ -250,6 +263,7 @@ fn pairing(south: Strategy, north: Strategy, alternative: Profile, options: &Opt
             default.len() as u64,
         ),
         plies_changed: Share::new(changed as u64, plies as u64),
+        winner_changed: Share::new(winner_changed as u64, default.len() as u64),
         default: results(&default),
         alternative: results(&alt),
         margin_change: Mean::of(&paired),

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::board::Pit;
 use crate::game::Game;
 use crate::position::Position;
-use crate::profile::Profile;
+use crate::profile::{Profile, Switch};
 use crate::scenario::{Scenario, Suite};
 
 /// Every scenario of the suite compared under both readings.
@@ -109,13 +109,16 @@ fn compare_one(
     // The readings the scenario pins and the dispute leaves alone stay as
     // pinned, so a scenario written for another reading of another rule
     // is compared on its own ground.
+    let disputed: Vec<Switch> = alternative.changes().collect();
     let mut base = Profile::DEFAULT;
     for (switch, &on) in &scenario.when {
-        if !alternative.has(switch.0) {
+        if !disputed.contains(&switch.0) {
             base = base.set(switch.0, on);
         }
     }
-    let against = alternative.switches().fold(base, |p, s| p.set(s, true));
+    let against = disputed
+        .iter()
+        .fold(base, |p, &s| p.set(s, alternative.has(s)));
     let (default_steps, default_outcome) = steps(scenario, start, base);
     let (alt_steps, alternative_outcome) = steps(scenario, start, against);
     let plies: Vec<PlyPair> = default_steps

@@ -91,7 +91,7 @@ pub struct Answer {
 /// the default profile and `alternative`.
 #[must_use]
 pub fn search(alternative: Profile, options: &Options) -> SearchPart {
-    let needs_history = alternative.has(Switch::EndOnRepetition);
+    let needs_history = alternative.changes().any(|s| s == Switch::EndOnRepetition);
     let mut part = SearchPart {
         max_stones: options.max_stones,
         max_line: if needs_history { options.max_line } else { 1 },
@@ -315,7 +315,12 @@ fn example(found: Found, alternative: Profile, k: usize) -> Example {
             .filter(|p| default.legal.contains(p) != alt.legal.contains(p))
             .collect(),
     };
-    let id = format!("{}-smallest-{k}", alternative.to_string().replace(',', "-"));
+    // A slug: `skip-origin`, or `feeding-by-sowing` for a setting written
+    // `setting=value` (after `kpe adopt`).
+    let id = format!(
+        "{}-smallest-{k}",
+        alternative.to_string().replace([',', '='], "-")
+    );
     let scenarios = [
         scenario(&found, &default, Profile::DEFAULT, alternative, &id),
         scenario(&found, &alt, alternative, alternative, &id),
@@ -350,7 +355,7 @@ fn scenario(
     };
     let last = found.moves.len();
     let mut rules: Vec<String> = disputed
-        .switches()
+        .changes()
         .map(|s| super::spec::reading(s).rule)
         .collect();
     let (before, _) = found.moves.split_at(last - 1);
@@ -391,7 +396,7 @@ fn scenario(
             },
         ),
         when: disputed
-            .switches()
+            .changes()
             .map(|s| (SwitchName(s), profile.has(s)))
             .collect(),
         start: Some(found.start.to_string()),
@@ -443,16 +448,24 @@ mod tests {
             examples: 2,
             ..Options::default()
         };
-        let part = search("end-when-unfeedable".parse().unwrap(), &options);
+        let alternative = crate::dispute::alternative("I4").unwrap();
+        let part = search(alternative, &options);
         assert_eq!(part.stones, Some(2));
         assert_eq!(part.line, Some(1));
         // Kinds of difference come first: a move that leaves an unfeedable
         // position ends the game, and the unfeedable position has no moves.
         let kinds: Vec<&[String]> = part.examples.iter().map(|e| e.differs.as_slice()).collect();
         assert_eq!(kinds, [["end"], ["legal moves"]]);
+        // The answer with no moves is that of the profile that ends the
+        // game, the alternative or (after `kpe adopt I4`) the default.
         let e = &part.examples[1];
-        assert!(e.alternative.legal.is_empty(), "{e:?}");
-        assert_eq!(e.alternative.refused.as_deref(), Some("game-over"));
+        let ends = if alternative.has(Switch::EndWhenUnfeedable) {
+            &e.alternative
+        } else {
+            &e.default
+        };
+        assert!(ends.legal.is_empty(), "{e:?}");
+        assert_eq!(ends.refused.as_deref(), Some("game-over"));
     }
 
     #[test]
@@ -462,7 +475,7 @@ mod tests {
             ..Options::default()
         };
         for switch in ["skip-origin", "strict-lock", "end-when-unfeedable"] {
-            let profile: Profile = switch.parse().unwrap();
+            let profile: Profile = crate::dispute::alternative(switch).unwrap();
             let part = search(profile, &options);
             assert!(!part.examples.is_empty(), "{switch}");
             for e in &part.examples {

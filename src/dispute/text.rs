@@ -15,7 +15,8 @@ pub(super) const AFTER: usize = 2;
 pub(super) fn render(d: &Dispute) -> String {
     let mut out = String::new();
     let alt = d.alternative;
-    let _ = writeln!(out, "kpe dispute: default against {alt}\n");
+    let _ = writeln!(out, "kpe dispute: default against {alt}");
+    let _ = writeln!(out, "{}\n", headline(d));
     for line in summary(d) {
         let _ = writeln!(out, "  {line}");
     }
@@ -38,6 +39,73 @@ pub(super) fn render(d: &Dispute) -> String {
     play(&mut out, d);
     perft(&mut out, d);
     best_play(&mut out, d);
+    out
+}
+
+/// The readings the dispute changes, as the settings they take:
+/// `I3 feeding=after-capture`.
+pub(super) fn adopted(d: &Dispute) -> String {
+    let names: Vec<String> = d
+        .alternative
+        .changes()
+        .map(|s| {
+            format!(
+                "{} `{}={}`",
+                s.reading(),
+                s.setting(),
+                s.value_in(d.alternative)
+            )
+        })
+        .collect();
+    names.join(" and ")
+}
+
+/// The answer to the disputant's question, in one sentence: what adopting
+/// the alternative changes in the suite and in random games.
+pub(super) fn headline(d: &Dispute) -> String {
+    let s = &d.scenarios;
+    let mut out = format!(
+        "Adopting {} changes {} of {} conformance scenarios",
+        adopted(d),
+        s.differing.len(),
+        s.compared
+    );
+    if let Some(rr) = d.play.pairings.first() {
+        let w = &rr.winner_changed;
+        let _ = write!(out, " and the result of {} of random games", pct(w.share));
+        if pct(w.share) == "0.0%" {
+            let _ = write!(out, " ({} of {})", thousands(w.count), thousands(w.total));
+        }
+    }
+    out.push('.');
+    out
+}
+
+/// A share as a percentage; one that rounds to 0.0% also gives its count
+/// (`0.0% (31 of 407,647 plies)`), so that "none" and "a few" differ.
+pub(super) fn share_of(s: &Share, unit: &str) -> String {
+    let p = pct(s.share);
+    if p == "0.0%" {
+        format!(
+            "{p} ({} of {} {unit})",
+            thousands(s.count),
+            thousands(s.total)
+        )
+    } else {
+        p
+    }
+}
+
+/// `407647` as `407,647`.
+pub(super) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
     out
 }
 
@@ -66,8 +134,8 @@ pub(super) fn summary(d: &Dispute) -> Vec<String> {
     if let Some(rr) = d.play.pairings.first() {
         lines.push(format!(
             "in play: {} of random games and {} of their plies change (95% CI {})",
-            pct(rr.games_changed.share),
-            pct(rr.plies_changed.share),
+            share_of(&rr.games_changed, "games"),
+            share_of(&rr.plies_changed, "plies"),
             interval(&rr.games_changed)
         ));
     }
@@ -81,6 +149,19 @@ pub(super) fn summary(d: &Dispute) -> Vec<String> {
         }
         None => format!("perft: equal up to depth {}", d.perft.max_depth),
     });
+    let suite = &d.perft.from_suite;
+    if !suite.is_empty() {
+        let parted = suite
+            .iter()
+            .filter(|f| f.first_difference.is_some())
+            .count();
+        let last = lines.len() - 1;
+        let _ = write!(
+            lines[last],
+            "; from the suite's {} other perft positions: {parted} part",
+            suite.len()
+        );
+    }
     lines.push(best_summary(d));
     lines
 }
@@ -293,13 +374,15 @@ fn play(out: &mut String, d: &Dispute) {
 fn play_pairing(out: &mut String, p: &Pairing, alt: &str) {
     let _ = writeln!(
         out,
-        "\nSouth {} against North {}:\n  games where the reading changes an answer: {} ({})\n  plies where it does:                      {} ({})",
+        "\nSouth {} against North {}:\n  games where the reading changes an answer: {} ({})\n  plies where it does:                      {} ({})\n  games whose result changes:               {} ({})",
         p.south.name(),
         p.north.name(),
-        pct(p.games_changed.share),
+        share_of(&p.games_changed, "games"),
         interval(&p.games_changed),
-        pct(p.plies_changed.share),
-        interval(&p.plies_changed)
+        share_of(&p.plies_changed, "plies"),
+        interval(&p.plies_changed),
+        share_of(&p.winner_changed, "games"),
+        interval(&p.winner_changed)
     );
     let _ = writeln!(
         out,
@@ -307,7 +390,7 @@ fn play_pairing(out: &mut String, p: &Pairing, alt: &str) {
         "reading", "South wins", "draws", "South loses", "unfinished", "mean margin (S-N)"
     );
     for (label, r) in [("default", &p.default), (short(alt), &p.alternative)] {
-        let cell = |s: &Share| format!("{} ({})", pct(s.share), interval(s));
+        let cell = |s: &Share| format!("{} ({})", share_of(s, "games"), interval(s));
         let _ = writeln!(
             out,
             "  {:<12} {:>20} {:>20} {:>20} {:>20} {:>24}",
@@ -323,6 +406,19 @@ fn play_pairing(out: &mut String, p: &Pairing, alt: &str) {
         out,
         "  margin change (alternative - default, same seeds): {}",
         mean(&p.margin_change)
+    );
+    let (a, b) = (&p.default.plies, &p.alternative.plies);
+    let _ = writeln!(
+        out,
+        "  game length (plies): default {:.1} ({:.1} to {:.1}), {}: {:.1} ({:.1} to {:.1}), {:+.1}",
+        a.mean,
+        a.low,
+        a.high,
+        short(alt),
+        b.mean,
+        b.low,
+        b.high,
+        b.mean - a.mean
     );
 }
 
@@ -356,6 +452,29 @@ fn perft(out: &mut String, d: &Dispute) {
             p.max_depth
         ),
     };
+    if p.from_suite.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  from the start positions of the suite's perft tables (conformance/perft.yaml):"
+    );
+    for f in &p.from_suite {
+        let last = f.depths.last();
+        let _ = match (f.first_difference, last) {
+            (Some(depth), Some(row)) => writeln!(
+                out,
+                "    {} ({}): part at depth {depth} ({} against {}, {:+})",
+                f.table, f.start, row.default, row.alternative, row.difference
+            ),
+            (_, Some(row)) => writeln!(
+                out,
+                "    {} ({}): equal up to depth {} ({})",
+                f.table, f.start, row.depth, row.default
+            ),
+            (_, None) => writeln!(out, "    {} ({}): not compared", f.table, f.start),
+        };
+    }
 }
 
 /// The summary line of part 5.
@@ -422,4 +541,27 @@ fn best_play(out: &mut String, d: &Dispute) {
         }
     }
     let _ = writeln!(out, "  the initial position: {}", b.initial);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_share_that_rounds_to_zero_gives_its_count() {
+        assert_eq!(
+            share_of(&Share::new(31, 407_647), "plies"),
+            "0.0% (31 of 407,647 plies)"
+        );
+        assert_eq!(
+            share_of(&Share::new(0, 2000), "games"),
+            "0.0% (0 of 2,000 games)"
+        );
+        assert_eq!(share_of(&Share::new(1, 1000), "games"), "0.1%");
+        assert_eq!(share_of(&Share::new(1, 2), "games"), "50.0%");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 }

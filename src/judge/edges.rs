@@ -330,6 +330,6 @@ mod tests {
         };
         let fac = Profile::with(&[Switch::FeedAfterCapture]);
         assert!(lock_legal.decides_at(&p, fac));
-        assert!(!lock_legal.decides_at(&p, Profile::DEFAULT));
+        assert!(!lock_legal.decides_at(&p, fac.set(Switch::FeedAfterCapture, false)));
     }
 }

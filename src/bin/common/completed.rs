@@ -95,12 +95,19 @@ pub fn profile() -> Completed<Profile> {
     }
 }
 
-/// Switches to turn on (`kpe dispute`): the 31 profiles other than the
-/// default.
+/// The readings to dispute (`kpe dispute`): the names of the 31 profiles
+/// other than the default, each of which names the readings it changes.
 #[allow(dead_code)]
-pub fn switches() -> Completed<Profile> {
+pub fn switches() -> Completed<kpe::dispute::Disputed> {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     Completed {
-        names: &profile_names()[1..],
+        names: NAMES.get_or_init(|| {
+            profile_names()
+                .iter()
+                .filter(|n| *n != "default")
+                .cloned()
+                .collect()
+        }),
         value: PhantomData,
     }
 }
