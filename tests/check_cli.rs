@@ -1322,6 +1322,17 @@ fn the_samples_match_the_schema_types() {
     }
 }
 
+/// A seeded xorshift generator: each call gives an index below `n`.
+fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}
+
 /// A position and move, reached by seeded random play from the initial
 /// position, where the move is the mover's last unused pit and captures by
 /// default, captures nothing under strict-lock, and captures differently
@@ -1330,13 +1341,7 @@ fn unlocking_capture_that_two_readings_change() -> (Position, Pit) {
     use kpe::Switch;
     let strict = Profile::with(&[Switch::StrictLock]);
     let skip = Profile::with(&[Switch::SkipOrigin]);
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     for _ in 0..20_000 {
         let mut game = Game::new(Position::initial(), Profile::DEFAULT);
         for _ in 0..60 {
@@ -1370,13 +1375,7 @@ fn unlocking_capture_that_two_readings_change() -> (Position, Pit) {
 /// that ends the game with stones left on the board (so the sweep counts),
 /// and the position after it.
 fn a_move_that_ends_the_game_with_stones_left() -> (Position, Pit, Position) {
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     for _ in 0..20_000 {
         let mut game = Game::new(Position::initial(), Profile::DEFAULT);
         for _ in 0..400 {

@@ -192,7 +192,7 @@ fn the_edge_coverage_note_lists_one_boundary_a_line_and_names_the_impossible_one
         .summary
         .notes
         .iter()
-        .find(|n| n.starts_with("edge coverage of default"))
+        .find(|n| n.starts_with(&format!("edge coverage of {}", old("default"))))
         .expect("a coverage note");
     let lines: Vec<&str> = note.lines().collect();
     assert!(!note.contains(" 0\n") && !note.ends_with(" 0"), "{note}");
@@ -201,14 +201,20 @@ fn the_edge_coverage_note_lists_one_boundary_a_line_and_names_the_impossible_one
         .filter(|l| l.starts_with("  ") && !l.starts_with("    ") && l.contains(": "))
         .copied()
         .collect();
-    // Seven boundaries can occur under the default, each on its line.
+    // Seven boundaries can occur under the all-off profile (feeding by
+    // sowing), each on its line.
     assert_eq!(counted.len(), 7, "{note}");
     for line in &counted {
         assert_eq!(line.matches(" on ").count(), 1, "{line}");
     }
     let at = lines
         .iter()
-        .position(|l| l.starts_with("  not probed, as these 3 cannot occur under default"))
+        .position(|l| {
+            l.starts_with(&format!(
+                "  not probed, as these 3 cannot occur under {}",
+                old("default")
+            ))
+        })
         .unwrap_or_else(|| panic!("{note}"));
     assert_eq!(
         lines[at + 1..],
@@ -224,7 +230,7 @@ fn the_edge_coverage_note_lists_one_boundary_a_line_and_names_the_impossible_one
         .summary
         .notes
         .iter()
-        .find(|n| n.starts_with("edge coverage of feed-after-capture"))
+        .find(|n| n.starts_with(&format!("edge coverage of {}", old("feed-after-capture"))))
         .expect("a coverage note");
     assert!(!note.contains("not probed"), "{note}");
     assert_eq!(note.lines().count(), 11, "{note}");

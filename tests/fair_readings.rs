@@ -207,11 +207,18 @@ fn merged_shards_name_the_closest_reading_with_the_unsharded_counts() {
 /// the plan's units instead of refusing the shard.
 #[test]
 fn shards_that_probed_merge_and_name_the_unsharded_reading() {
+    // Stated against the all-off profile, so that the readings left to
+    // probe are the same whatever the authority's default is.
+    let named = |words: &str| {
+        kpe::Profile::read_against(words, kpe::Profile::ALL_OFF)
+            .unwrap()
+            .to_string()
+    };
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("engine.json");
     let m = json!({
-        "format": "kpe-engine", "version": 1,
-        "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--rules", "skip-origin"],
+        "format": "kpe-engine", "version": 1, "profile": named("default"),
+        "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--rules", named("skip-origin")],
         "timeouts": {"start_ms": 10000, "request_ms": 5000},
         "random": {"games": 6, "max_plies": 120, "seed": 3},
         "perft": {"max_depth": 2},
@@ -230,7 +237,11 @@ fn shards_that_probed_merge_and_name_the_unsharded_reading() {
         merged["summary"]["reading"]["conforms_under"], reading["conforms_under"],
         "{merged}"
     );
-    assert_eq!(reading["conforms_under"][0], "skip-origin", "{reading}");
+    assert_eq!(
+        reading["conforms_under"][0],
+        named("skip-origin"),
+        "{reading}"
+    );
     assert!(
         probed,
         "no shard probed: the test does not test what it says"

@@ -728,17 +728,22 @@ mod tests {
 
     #[test]
     fn a_tally_counts_units_by_their_records() {
-        let p = |s: &str| s.parse::<Profile>().unwrap();
+        // Profiles that differ from the default whatever it is.
+        let flip = |s: Switch| Profile::DEFAULT.set(s, !Profile::DEFAULT.has(s));
         let mut rules = RuleSet::new();
         rules.insert("CAP-3");
         let records = unexplained(&[
             (Profile::DEFAULT, rules),
-            (p("skip-origin"), rules),
-            (p("strict-lock"), RuleSet::new()),
+            (flip(Switch::SkipOrigin), rules),
+            (flip(Switch::StrictLock), RuleSet::new()),
         ]);
         assert_eq!(records.len(), 2, "{records:?}");
-        let mut tally = Tally::new([Profile::DEFAULT, p("skip-origin"), p("strict-lock")]);
-        tally.candidate(p("feed-after-capture"));
+        let mut tally = Tally::new([
+            Profile::DEFAULT,
+            flip(Switch::SkipOrigin),
+            flip(Switch::StrictLock),
+        ]);
+        tally.candidate(flip(Switch::FeedAfterCapture));
         tally.unit(&records);
         tally.unit(&records);
         tally.unit(&[]);

@@ -52,6 +52,21 @@ pub struct Done {
     pub profile_index: usize,
 }
 
+impl Done {
+    /// A unit done with no answers to keep (skipped, or its engine did not
+    /// answer).
+    fn without_answers(result: UnitResult, profile_index: usize) -> Done {
+        Done {
+            result,
+            found: None,
+            rules: RuleSet::new(),
+            facts: Vec::new(),
+            spooled: None,
+            profile_index,
+        }
+    }
+}
+
 /// How the scheduler runs the plan.
 pub struct Settings<'a> {
     /// Worker threads, each with its own engine process.
@@ -146,14 +161,7 @@ fn skipped(planned: &Planned, reason: String) -> Done {
     let mut result = UnitResult::skipped(unit.kind(), unit.id(), unit.location(), reason);
     result.profile = Some(planned.profile);
     result.seq = Some(planned.seq);
-    Done {
-        result,
-        found: None,
-        rules: RuleSet::new(),
-        facts: Vec::new(),
-        spooled: None,
-        profile_index: planned.profile_index,
-    }
+    Done::without_answers(result, planned.profile_index)
 }
 
 struct State {
@@ -211,14 +219,7 @@ impl Worker<'_> {
                 let mut result =
                     UnitResult::errored("engine", "engine/quit".to_owned(), None, 0, error);
                 result.profile = Some(profile);
-                state.shutdown.push(Done {
-                    result,
-                    found: None,
-                    rules: RuleSet::new(),
-                    facts: Vec::new(),
-                    spooled: None,
-                    profile_index: index,
-                });
+                state.shutdown.push(Done::without_answers(result, index));
             }
         }
     }
@@ -371,14 +372,7 @@ fn did_not_start(planned: &Planned, failure: Failure, started: Instant) -> Done 
     result.profile = Some(planned.profile);
     result.seq = Some(planned.seq);
     result.reason = Some(crate::reporter::DID_NOT_START.to_owned());
-    Done {
-        result,
-        found: None,
-        rules: RuleSet::new(),
-        facts: Vec::new(),
-        spooled: None,
-        profile_index: planned.profile_index,
-    }
+    Done::without_answers(result, planned.profile_index)
 }
 
 /// Runs `plan` with `settings.jobs` workers.
