@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::Scenario;
+use super::{Expect, Scenario};
 use crate::board::Pit;
 use crate::game::{Game, Outcome};
 use crate::position::Position;
@@ -238,26 +238,8 @@ pub trait Subject {
         let verdict = self
             .check_position(&start)
             .map_err(|e| run.subject_error(0, e))?;
-        if let Some(code) = &scenario.invalid_start {
-            let expected = Verdict::Invalid { code: code.clone() };
-            run.compare(
-                0,
-                "start position verdict",
-                &show_verdict(&expected),
-                &show_verdict(&verdict),
-            )?;
+        let Some(canonical) = run.start(verdict)? else {
             return Ok(run.verified);
-        }
-        let canonical = match verdict {
-            Verdict::Valid { position } => position,
-            Verdict::Invalid { code } => {
-                return Err(run.fail(
-                    0,
-                    "start position verdict",
-                    "valid".into(),
-                    format!("invalid: {code}"),
-                ));
-            }
         };
         let last = scenario.last_ply();
         let moves = &scenario.moves;
@@ -272,17 +254,7 @@ pub trait Subject {
                 let played = self
                     .play(&line(ply - 1), moves[ply - 1])
                     .map_err(|e| run.subject_error(ply, e))?;
-                match played {
-                    Played::Accepted { result: r } => result = Some(r),
-                    Played::Refused { reason } => {
-                        return Err(run.fail(
-                            ply,
-                            "move verdict",
-                            "accepted".into(),
-                            format!("refused: {reason}"),
-                        ));
-                    }
-                }
+                result = Some(run.accepted(ply, played)?);
             }
             for e in scenario.expect.iter().filter(|e| e.ply == ply) {
                 if let Some(position) = &e.position {
@@ -300,36 +272,8 @@ pub trait Subject {
                     actual.sort();
                     run.compare(ply, "legal moves", &show_pits(legal), &show_pits(&actual))?;
                 }
-                let Some(r) = result.as_ref().filter(|_| ply > 0) else {
-                    continue;
-                };
-                if let Some(sown) = &e.sown {
-                    run.compare_opt(
-                        ply,
-                        "sown pits",
-                        &show_pits(sown),
-                        r.sown.as_deref().map(show_pits),
-                    )?;
-                }
-                if let Some(landing) = &e.landing {
-                    run.compare_opt(
-                        ply,
-                        "landing pit",
-                        &landing.to_string(),
-                        r.landing.map(|p| p.to_string()),
-                    )?;
-                }
-                if let Some(captures) = &e.captures {
-                    run.compare(
-                        ply,
-                        "captures",
-                        &show_captures(captures),
-                        &show_captures(&r.captures),
-                    )?;
-                }
-                if let Some(events) = &e.events {
-                    let actual = r.events.as_ref().map(|ev| show_events(ev));
-                    run.compare_opt(ply, "events", &show_events(events), actual)?;
+                if let Some(r) = result.as_ref().filter(|_| ply > 0) {
+                    run.move_fields(ply, e, r)?;
                 }
             }
         }
@@ -338,16 +282,7 @@ pub trait Subject {
             let played = self
                 .play(&line(ply - 1), moves[ply - 1])
                 .map_err(|e| run.subject_error(ply, e))?;
-            let actual = match played {
-                Played::Accepted { result } => format!("accepted: {}", result.position),
-                Played::Refused { reason } => format!("refused: {reason}"),
-            };
-            run.compare(
-                ply,
-                "move verdict",
-                &format!("refused: {}", reject.reason),
-                &actual,
-            )?;
+            run.refusal(ply, &reject.reason, played)?;
         }
         if let Some(expected) = &scenario.result {
             let standing = self
@@ -411,6 +346,84 @@ impl Run<'_> {
         } else {
             Err(self.fail(ply, check, expected.to_owned(), actual.to_owned()))
         }
+    }
+
+    /// Checks the subject's verdict on the start position: `Ok(None)` when
+    /// the scenario expects it refused and it was (nothing else to run),
+    /// `Ok(Some(canonical))` when it is valid as expected.
+    fn start(&mut self, verdict: Verdict) -> Result<Option<String>, Box<Failure>> {
+        if let Some(code) = &self.scenario.invalid_start {
+            let expected = Verdict::Invalid { code: code.clone() };
+            let check = "start position verdict";
+            self.compare(0, check, &show_verdict(&expected), &show_verdict(&verdict))?;
+            return Ok(None);
+        }
+        match verdict {
+            Verdict::Valid { position } => Ok(Some(position)),
+            Verdict::Invalid { code } => Err(self.fail(
+                0,
+                "start position verdict",
+                "valid".into(),
+                format!("invalid: {code}"),
+            )),
+        }
+    }
+
+    /// What a move the scenario plays did; a refusal is a failure.
+    fn accepted(&self, ply: usize, played: Played) -> Result<MoveResult, Box<Failure>> {
+        match played {
+            Played::Accepted { result } => Ok(result),
+            Played::Refused { reason } => Err(self.fail(
+                ply,
+                "move verdict",
+                "accepted".into(),
+                format!("refused: {reason}"),
+            )),
+        }
+    }
+
+    /// Compares what one move did with the `expect` entry at its ply: the
+    /// sown pits, landing pit, captures and events it states.
+    fn move_fields(&mut self, ply: usize, e: &Expect, r: &MoveResult) -> Result<(), Box<Failure>> {
+        if let Some(sown) = &e.sown {
+            self.compare_opt(
+                ply,
+                "sown pits",
+                &show_pits(sown),
+                r.sown.as_deref().map(show_pits),
+            )?;
+        }
+        if let Some(landing) = &e.landing {
+            self.compare_opt(
+                ply,
+                "landing pit",
+                &landing.to_string(),
+                r.landing.map(|p| p.to_string()),
+            )?;
+        }
+        if let Some(captures) = &e.captures {
+            self.compare(
+                ply,
+                "captures",
+                &show_captures(captures),
+                &show_captures(&r.captures),
+            )?;
+        }
+        if let Some(events) = &e.events {
+            let actual = r.events.as_ref().map(|ev| show_events(ev));
+            self.compare_opt(ply, "events", &show_events(events), actual)?;
+        }
+        Ok(())
+    }
+
+    /// Compares the subject's answer to a move the scenario rejects with
+    /// the refusal `reason` it expects.
+    fn refusal(&mut self, ply: usize, reason: &str, played: Played) -> Result<(), Box<Failure>> {
+        let actual = match played {
+            Played::Accepted { result } => format!("accepted: {}", result.position),
+            Played::Refused { reason } => format!("refused: {reason}"),
+        };
+        self.compare(ply, "move verdict", &format!("refused: {reason}"), &actual)
     }
 
     fn compare_opt(
