@@ -926,45 +926,45 @@ fn id_line(text: &str, id: &str, n: usize) -> Option<(usize, usize)> {
 /// comments and block scalars (`|`, `>`), so their text is not taken for
 /// structure. Returns the line, column and message of the first problem.
 fn prescan(text: &str) -> Result<(), (usize, usize, String)> {
-    let mut depth = 0usize;
-    // Inside a quoted scalar: its quote character.
-    let mut quote: Option<char> = None;
-    // Inside a block scalar: the indentation of the line that opened it.
-    let mut block: Option<usize> = None;
+    let mut scan = Prescan::default();
     for (i, line) in text.lines().enumerate() {
-        let number = i + 1;
+        scan.line(i + 1, line)?;
+    }
+    Ok(())
+}
+
+/// A problem [`prescan`] found: line, column and message.
+type Problem = (usize, usize, String);
+
+/// What [`prescan`] carries from one line to the next.
+#[derive(Default)]
+struct Prescan {
+    /// The depth of flow nesting (`[` and `{`).
+    depth: usize,
+    /// Inside a quoted scalar: its quote character.
+    quote: Option<char>,
+    /// Inside a block scalar: the indentation of the line that opened it.
+    block: Option<usize>,
+}
+
+impl Prescan {
+    fn line(&mut self, number: usize, line: &str) -> Result<(), Problem> {
         let indent = line.len() - line.trim_start_matches(' ').len();
-        if let Some(parent) = block {
+        if let Some(parent) = self.block {
             if line.trim().is_empty() || indent > parent {
-                continue;
+                return Ok(());
             }
-            block = None;
+            self.block = None;
         }
-        if quote.is_none() && depth == 0 {
-            if line.starts_with("%TAG") {
-                return Err((
-                    number,
-                    1,
-                    "YAML tag directives are not used in scenario files".to_owned(),
-                ));
-            }
-            // The column where the content starts, after the indentation
-            // and any compact `- ` / `? ` markers.
-            let mut rest = &line[indent..];
-            while let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
-                rest = after.trim_start_matches(' ');
-            }
-            let column = line.len() - rest.len();
-            if column > MAX_YAML_INDENT {
-                return Err((
-                    number,
-                    column + 1,
-                    format!(
-                        "nested deeper than column {MAX_YAML_INDENT}: scenario files are shallow"
-                    ),
-                ));
-            }
+        if self.quote.is_none() && self.depth == 0 {
+            block_line(number, line, indent)?;
         }
+        self.characters(number, line, indent)
+    }
+
+    /// Follows quotes, brackets, tags and block-scalar headers along one
+    /// line.
+    fn characters(&mut self, number: usize, line: &str, indent: usize) -> Result<(), Problem> {
         // Whether the next character starts a scalar: only there do a
         // quote, a bracket, `!`, `|` or `>` mean structure.
         let mut at_start = true;
@@ -974,7 +974,7 @@ fn prescan(text: &str) -> Result<(), (usize, usize, String)> {
         let mut chars = line.chars().peekable();
         while let Some(c) = chars.next() {
             column += 1;
-            if let Some(q) = quote {
+            if let Some(q) = self.quote {
                 if q == '"' && c == '\\' {
                     chars.next();
                     column += 1;
@@ -983,7 +983,7 @@ fn prescan(text: &str) -> Result<(), (usize, usize, String)> {
                         chars.next();
                         column += 1;
                     } else {
-                        quote = None;
+                        self.quote = None;
                         at_start = false;
                     }
                 }
@@ -998,10 +998,10 @@ fn prescan(text: &str) -> Result<(), (usize, usize, String)> {
                     }
                 }
                 '#' if matches!(previous, ' ' | '\t') => break,
-                '"' | '\'' if at_start => quote = Some(c),
-                '[' | '{' if at_start || depth > 0 => {
-                    depth += 1;
-                    if depth > MAX_YAML_DEPTH {
+                '"' | '\'' if at_start => self.quote = Some(c),
+                '[' | '{' if at_start || self.depth > 0 => {
+                    self.depth += 1;
+                    if self.depth > MAX_YAML_DEPTH {
                         return Err((
                             number,
                             column,
@@ -1012,11 +1012,11 @@ fn prescan(text: &str) -> Result<(), (usize, usize, String)> {
                     }
                     at_start = true;
                 }
-                ']' | '}' if depth > 0 => {
-                    depth -= 1;
+                ']' | '}' if self.depth > 0 => {
+                    self.depth -= 1;
                     at_start = false;
                 }
-                ',' if depth > 0 => at_start = true,
+                ',' if self.depth > 0 => at_start = true,
                 '!' if at_start => {
                     return Err((
                         number,
@@ -1024,17 +1024,44 @@ fn prescan(text: &str) -> Result<(), (usize, usize, String)> {
                         "YAML tags (`!name`) are not used in scenario files".to_owned(),
                     ));
                 }
-                '|' | '>' if at_start && depth == 0 => {
+                '|' | '>' if at_start && self.depth == 0 => {
                     // A block scalar header: its text is the more indented
                     // lines that follow.
-                    block = Some(indent);
+                    self.block = Some(indent);
                     break;
                 }
-                ':' if depth > 0 => at_start = true,
+                ':' if self.depth > 0 => at_start = true,
                 _ => at_start = false,
             }
             previous = c;
         }
+        Ok(())
+    }
+}
+
+/// The checks of a line that starts outside quotes and brackets: no tag
+/// directive, and content no deeper than [`MAX_YAML_INDENT`].
+fn block_line(number: usize, line: &str, indent: usize) -> Result<(), Problem> {
+    if line.starts_with("%TAG") {
+        return Err((
+            number,
+            1,
+            "YAML tag directives are not used in scenario files".to_owned(),
+        ));
+    }
+    // The column where the content starts, after the indentation and any
+    // compact `- ` / `? ` markers.
+    let mut rest = &line[indent..];
+    while let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
+        rest = after.trim_start_matches(' ');
+    }
+    let column = line.len() - rest.len();
+    if column > MAX_YAML_INDENT {
+        return Err((
+            number,
+            column + 1,
+            format!("nested deeper than column {MAX_YAML_INDENT}: scenario files are shallow"),
+        ));
     }
     Ok(())
 }
@@ -1048,7 +1075,6 @@ const READINGS: [(&str, &str, Switch); 5] = [
     ("I5", "END-3", Switch::EndOnRepetition),
 ];
 
-/// The checks of one scenario on its own (not its id's uniqueness).
 /// What is wrong with one scenario read from elsewhere than a suite file
 /// (a shard report's reproduction): the checks a scenario file's
 /// scenarios get, each said as in `kpe suite`.
@@ -1066,6 +1092,7 @@ pub fn scenario_problems(s: &Scenario) -> Vec<String> {
     problems
 }
 
+/// The checks of one scenario on its own (not its id's uniqueness).
 fn check_scenario(s: &Scenario, known: &[String]) -> Vec<ErrorKind> {
     let mut errors = Vec::new();
     if !is_slug(&s.id) {
@@ -1074,19 +1101,7 @@ fn check_scenario(s: &Scenario, known: &[String]) -> Vec<ErrorKind> {
     if s.rules.is_empty() {
         errors.push(ErrorKind::NoRules);
     }
-    for (i, id) in s.rules.iter().enumerate() {
-        if s.rules[..i].contains(id) {
-            errors.push(ErrorKind::DuplicateRule { id: id.clone() });
-        } else if let Some(&(_, rule, switch)) = READINGS.iter().find(|(r, ..)| r == id) {
-            errors.push(ErrorKind::ReadingCited {
-                id: id.clone(),
-                rule,
-                switch: switch.name(),
-            });
-        } else if !known.contains(id) {
-            errors.push(ErrorKind::UnknownRule { id: id.clone() });
-        }
-    }
+    check_rules(&s.rules, known, &mut errors);
     if let Some(code) = &s.invalid_start {
         if !POSITION_CODES.contains(&code.as_str()) {
             errors.push(ErrorKind::UnknownPositionCode { code: code.clone() });
@@ -1131,47 +1146,70 @@ fn check_scenario(s: &Scenario, known: &[String]) -> Vec<ErrorKind> {
     }
     let last = s.last_ply();
     for e in &s.expect {
-        if e.ply > last {
-            errors.push(ErrorKind::PlyOutOfRange { ply: e.ply, last });
-        }
-        if e.ply == 0 {
-            for (field, present) in [
-                ("sown", e.sown.is_some()),
-                ("landing", e.landing.is_some()),
-                ("captures", e.captures.is_some()),
-                ("events", e.events.is_some()),
-            ] {
-                if present {
-                    errors.push(ErrorKind::MoveFieldAtStart { field });
-                }
-            }
-        }
-        if *e
-            == (Expect {
-                ply: e.ply,
-                ..Expect::default()
-            })
-        {
-            errors.push(ErrorKind::EmptyExpect { ply: e.ply });
-        }
-        if let Some(legal) = &e.legal
-            && !legal.windows(2).all(|w| w[0] < w[1])
-        {
-            errors.push(ErrorKind::LegalOrder { ply: e.ply });
-        }
-        if let Some(events) = &e.events {
-            let mut sorted = events.clone();
-            sorted.sort();
-            sorted.dedup();
-            if sorted.len() != events.len() {
-                errors.push(ErrorKind::DuplicateEvent { ply: e.ply });
-            }
-        }
+        check_expect(e, last, &mut errors);
     }
     if s.expect.is_empty() && s.reject.is_none() && s.result.is_none() {
         errors.push(ErrorKind::NothingChecked);
     }
     errors
+}
+
+/// The checks of a scenario's `rules:` list: each ID once, a rule of the
+/// spec, and never a reading's ID (a reading is pinned with `when:`).
+fn check_rules(rules: &[String], known: &[String], errors: &mut Vec<ErrorKind>) {
+    for (i, id) in rules.iter().enumerate() {
+        if rules[..i].contains(id) {
+            errors.push(ErrorKind::DuplicateRule { id: id.clone() });
+        } else if let Some(&(_, rule, switch)) = READINGS.iter().find(|(r, ..)| r == id) {
+            errors.push(ErrorKind::ReadingCited {
+                id: id.clone(),
+                rule,
+                switch: switch.name(),
+            });
+        } else if !known.contains(id) {
+            errors.push(ErrorKind::UnknownRule { id: id.clone() });
+        }
+    }
+}
+
+/// The checks of one `expect` entry of a scenario whose last ply is `last`.
+fn check_expect(e: &Expect, last: usize, errors: &mut Vec<ErrorKind>) {
+    if e.ply > last {
+        errors.push(ErrorKind::PlyOutOfRange { ply: e.ply, last });
+    }
+    if e.ply == 0 {
+        for (field, present) in [
+            ("sown", e.sown.is_some()),
+            ("landing", e.landing.is_some()),
+            ("captures", e.captures.is_some()),
+            ("events", e.events.is_some()),
+        ] {
+            if present {
+                errors.push(ErrorKind::MoveFieldAtStart { field });
+            }
+        }
+    }
+    if *e
+        == (Expect {
+            ply: e.ply,
+            ..Expect::default()
+        })
+    {
+        errors.push(ErrorKind::EmptyExpect { ply: e.ply });
+    }
+    if let Some(legal) = &e.legal
+        && !legal.windows(2).all(|w| w[0] < w[1])
+    {
+        errors.push(ErrorKind::LegalOrder { ply: e.ply });
+    }
+    if let Some(events) = &e.events {
+        let mut sorted = events.clone();
+        sorted.sort();
+        sorted.dedup();
+        if sorted.len() != events.len() {
+            errors.push(ErrorKind::DuplicateEvent { ply: e.ply });
+        }
+    }
 }
 
 #[cfg(test)]
