@@ -119,103 +119,187 @@ pub(super) fn drive_batches<C: Consumer>(
             s.spawn(move || check_batches(mode, worker, job_rx, &result_tx, stop));
         }
         drop(result_tx);
-        // Batches handed out at most this far ahead of the one reported
-        // next: memory stays a few batches per thread.
-        let window = jobs * 8;
-        // Byte buffers of batches done, for the next ones.
-        let mut pool: Vec<Vec<u8>> = Vec::new();
-        let (mut sent, mut next) = (0, 0);
-        // Batches handed to the other threads and not answered yet.
-        let mut handed = 0;
-        let mut scanned = false;
-        let mut scan_error = None;
-        let mut waiting = BTreeMap::new();
-        let result = 'run: loop {
-            while !scanned && sent < next + window {
-                while let Ok(answer) = result_rx.try_recv() {
-                    answered(answer, &mut handed, &mut pool, &mut waiting);
-                }
-                let found = if handed < ahead {
-                    top.next_batch(sent, pool.pop().unwrap_or_default())
-                        .map(|batch| batch.map(Next::<C::Mode>::Hand))
-                } else {
-                    // Every other thread is busy: check the next games
-                    // here, as they are read.
-                    top.checked_batch(mode, &mut own, &stop)
-                        .map(|outcomes| outcomes.map(Next::Checked))
-                };
-                match found {
-                    Ok(Some(Next::Hand(batch))) => {
-                        sent += 1;
-                        handed += 1;
-                        if let Err(mpsc::TrySendError::Full(batch)) = job_tx.try_send(batch) {
-                            // Not expected (the channel holds `ahead`).
-                            handed -= 1;
-                            let outcomes = check_batch(mode, &mut own, &batch, &stop);
-                            waiting.insert(batch.seq, outcomes);
-                            pool.push(batch.bytes);
-                        }
-                    }
-                    Ok(Some(Next::Checked(outcomes))) => {
-                        waiting.insert(sent, outcomes);
-                        sent += 1;
-                    }
-                    Ok(None) => scanned = true,
-                    Err(e) => {
-                        scan_error = Some(e);
-                        scanned = true;
-                    }
-                }
-                if waiting.contains_key(&next) {
-                    break;
-                }
+        let mut run = Dispatch {
+            mode,
+            own: &mut own,
+            stop: &stop,
+            ahead,
+            // Batches handed out at most this far ahead of the one
+            // reported next: memory stays a few batches per thread.
+            window: jobs * 8,
+            pool: Vec::new(),
+            sent: 0,
+            next: 0,
+            handed: 0,
+            scanned: false,
+            scan_error: None,
+            waiting: BTreeMap::new(),
+        };
+        let result = loop {
+            run.read_ahead(top, &job_tx, &result_rx);
+            if run.next == run.sent && run.scanned {
+                break run
+                    .scan_error
+                    .take()
+                    .map_or(Ok(()), |e| Err(CheckError::Input(e)));
             }
-            if next == sent && scanned {
-                break scan_error.map_or(Ok(()), |e| Err(CheckError::Input(e)));
-            }
-            // Once nothing more can be read (every game read, or as far
-            // ahead as the window allows), a batch no other thread has taken
-            // yet is checked here rather than waited for; before that, the
-            // games still to read are this thread's share. The lock is held
-            // by a thread only while it waits for a batch, when none is
-            // queued.
-            let idle = scanned || sent >= next + window;
-            let queued = idle
-                .then(|| job_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok()))
-                .flatten();
-            if let Some(batch) = queued {
-                handed -= 1;
-                let outcomes = check_batch(mode, &mut own, &batch, &stop);
-                waiting.insert(batch.seq, outcomes);
-                pool.push(batch.bytes);
-            } else if !waiting.contains_key(&next) {
-                // The next batch to report is another thread's: wait for
-                // any answer (it gives back a buffer, and perhaps `next`).
-                let answer = result_rx
-                    .recv()
-                    .expect("a worker answers every batch it takes");
-                answered(answer, &mut handed, &mut pool, &mut waiting);
-            }
-            while let Ok(answer) = result_rx.try_recv() {
-                answered(answer, &mut handed, &mut pool, &mut waiting);
-            }
-            while let Some(outcomes) = waiting.remove(&next) {
-                next += 1;
-                for outcome in outcomes {
-                    let outcome = match outcome {
-                        Ok(outcome) => outcome,
-                        Err(e) => break 'run Err(CheckError::Input(e)),
-                    };
-                    if let Err(abort) = consumer.game(mode, outcome) {
-                        break 'run abort.into_result();
-                    }
-                }
+            run.check_or_wait(&job_rx, &result_rx);
+            if let Some(end) = run.report(consumer) {
+                break end;
             }
         };
         stop.store(true, Ordering::Relaxed);
         drop(job_tx);
         result
     })
+}
+
+/// The calling thread's side of [`drive_batches`]: what it has read,
+/// handed out, checked and reported.
+struct Dispatch<'a, M: Mode> {
+    mode: &'a M,
+    own: &'a mut Worker,
+    stop: &'a AtomicBool,
+    /// Batches the other threads may hold at once.
+    ahead: usize,
+    /// How far ahead of the next batch to report reading may go.
+    window: usize,
+    /// Byte buffers of batches done, for the next ones.
+    pool: Vec<Vec<u8>>,
+    /// Batches read so far (handed out or checked here).
+    sent: usize,
+    /// The next batch to report.
+    next: usize,
+    /// Batches handed to the other threads and not answered yet.
+    handed: usize,
+    /// Whether every game has been read.
+    scanned: bool,
+    /// What ended the reading, if the file is bad.
+    scan_error: Option<InputError>,
+    /// Outcomes of batches checked, waiting for their turn.
+    waiting: BTreeMap<usize, Outcomes<M>>,
+}
+
+impl<M: Mode> Dispatch<'_, M> {
+    /// Reads games until the next batch to report is ready, the window is
+    /// full or the file ends: each batch goes to another thread while one
+    /// has room, or is checked here as it is read.
+    fn read_ahead(
+        &mut self,
+        top: &mut Top,
+        job_tx: &mpsc::SyncSender<Batch>,
+        result_rx: &mpsc::Receiver<Answer<M::Outcome>>,
+    ) {
+        while !self.scanned && self.sent < self.next + self.window {
+            self.take_answers(result_rx);
+            let found = if self.handed < self.ahead {
+                top.next_batch(self.sent, self.pool.pop().unwrap_or_default())
+                    .map(|batch| batch.map(Next::<M>::Hand))
+            } else {
+                // Every other thread is busy: check the next games here,
+                // as they are read.
+                top.checked_batch(self.mode, self.own, self.stop)
+                    .map(|outcomes| outcomes.map(Next::Checked))
+            };
+            match found {
+                Ok(Some(Next::Hand(batch))) => {
+                    self.sent += 1;
+                    self.handed += 1;
+                    if let Err(mpsc::TrySendError::Full(batch)) = job_tx.try_send(batch) {
+                        // Not expected (the channel holds `ahead`).
+                        self.handed -= 1;
+                        self.check_here(batch);
+                    }
+                }
+                Ok(Some(Next::Checked(outcomes))) => {
+                    self.waiting.insert(self.sent, outcomes);
+                    self.sent += 1;
+                }
+                Ok(None) => self.scanned = true,
+                Err(e) => {
+                    self.scan_error = Some(e);
+                    self.scanned = true;
+                }
+            }
+            if self.waiting.contains_key(&self.next) {
+                break;
+            }
+        }
+    }
+
+    /// Once nothing more can be read (every game read, or as far ahead as
+    /// the window allows), a batch no other thread has taken yet is checked
+    /// here rather than waited for; before that, the games still to read
+    /// are this thread's share. The lock is held by a thread only while it
+    /// waits for a batch, when none is queued.
+    fn check_or_wait(
+        &mut self,
+        job_rx: &Mutex<mpsc::Receiver<Batch>>,
+        result_rx: &mpsc::Receiver<Answer<M::Outcome>>,
+    ) {
+        let idle = self.scanned || self.sent >= self.next + self.window;
+        let queued = idle
+            .then(|| job_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok()))
+            .flatten();
+        if let Some(batch) = queued {
+            self.handed -= 1;
+            self.check_here(batch);
+        } else if !self.waiting.contains_key(&self.next) {
+            // The next batch to report is another thread's: wait for any
+            // answer (it gives back a buffer, and perhaps `next`).
+            let answer = result_rx
+                .recv()
+                .expect("a worker answers every batch it takes");
+            self.answered(answer);
+        }
+        self.take_answers(result_rx);
+    }
+
+    /// Gives the consumer every batch whose turn has come, in the file's
+    /// order: `Some` with how the run ends when the consumer or a bad game
+    /// ends it.
+    fn report<C: Consumer<Mode = M>>(
+        &mut self,
+        consumer: &mut C,
+    ) -> Option<Result<(), CheckError>> {
+        while let Some(outcomes) = self.waiting.remove(&self.next) {
+            self.next += 1;
+            for outcome in outcomes {
+                let outcome = match outcome {
+                    Ok(outcome) => outcome,
+                    Err(e) => return Some(Err(CheckError::Input(e))),
+                };
+                if let Err(abort) = consumer.game(self.mode, outcome) {
+                    return Some(abort.into_result());
+                }
+            }
+        }
+        None
+    }
+
+    /// Checks a batch on this thread; its outcomes wait for their turn.
+    fn check_here(&mut self, batch: Batch) {
+        let outcomes = check_batch(self.mode, self.own, &batch, self.stop);
+        self.waiting.insert(batch.seq, outcomes);
+        self.pool.push(batch.bytes);
+    }
+
+    /// Takes in every answer already sent.
+    fn take_answers(&mut self, result_rx: &mpsc::Receiver<Answer<M::Outcome>>) {
+        while let Ok(answer) = result_rx.try_recv() {
+            self.answered(answer);
+        }
+    }
+
+    /// Takes in another thread's answer: one batch fewer handed out, its
+    /// buffer for the next batch, its outcomes waiting for their turn (a
+    /// panic goes on here).
+    fn answered(&mut self, (seq, outcomes, bytes): Answer<M::Outcome>) {
+        self.handed -= 1;
+        self.pool.push(bytes);
+        let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        self.waiting.insert(seq, outcomes);
+    }
 }
 
 /// Another thread's answer: the batch's place, its outcomes (or the
@@ -226,9 +310,6 @@ pub(super) type Answer<O> = (
     Vec<u8>,
 );
 
-/// Takes in another thread's answer: one batch fewer handed out, its
-/// buffer for the next batch, its outcomes waiting for their turn (a
-/// panic goes on here).
 /// Another thread's part of [`drive_batches`]: checks the batches it
 /// takes from `jobs` with `worker` and sends their outcomes back, until
 /// the jobs end or nobody listens; once `stop` is set it takes batches
@@ -259,16 +340,4 @@ fn check_batches<M: Mode>(
             break;
         }
     }
-}
-
-pub(super) fn answered<O>(
-    (seq, outcomes, bytes): Answer<O>,
-    handed: &mut usize,
-    pool: &mut Vec<Vec<u8>>,
-    waiting: &mut BTreeMap<usize, Vec<Result<O, InputError>>>,
-) {
-    *handed -= 1;
-    pool.push(bytes);
-    let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    waiting.insert(seq, outcomes);
 }
