@@ -82,40 +82,7 @@ pub fn compare(question: &Question, claimed: &Answer, profile: Profile) -> Optio
     let mut fields = Vec::new();
     match (&expected, claimed) {
         (Answer::Legal(want), Answer::Legal(got)) => {
-            let mut sorted = got.clone();
-            sorted.sort();
-            if *want != sorted {
-                // The rule broken decides the field.
-                let rules = legal_broken(question.position(), got, profile);
-                let mut diff = field("legal", pits(want), pits(got), rules);
-                // What is missing from the engine's list, and what it has
-                // that it should not (a pit named twice is one too many).
-                let missing: Vec<Pit> = want.iter().copied().filter(|p| !got.contains(p)).collect();
-                let mut extra: Vec<Pit> =
-                    got.iter().copied().filter(|p| !want.contains(p)).collect();
-                for (i, p) in sorted.iter().enumerate() {
-                    if sorted[..i].contains(p) && want.contains(p) {
-                        extra.push(*p);
-                    }
-                }
-                if !missing.is_empty() {
-                    diff.details.push(field(
-                        "legal.missing",
-                        pits(&missing),
-                        "none".to_owned(),
-                        Vec::new(),
-                    ));
-                }
-                if !extra.is_empty() {
-                    diff.details.push(field(
-                        "legal.extra",
-                        "none".to_owned(),
-                        pits(&extra),
-                        Vec::new(),
-                    ));
-                }
-                fields.push(diff);
-            }
+            fields.extend(legal_diff(question, want, got, profile));
         }
         (Answer::Illegal(want), Answer::Illegal(got)) => {
             if want != got {
@@ -161,6 +128,50 @@ pub fn compare(question: &Question, claimed: &Answer, profile: Profile) -> Optio
         label_with(&mut fields, &rules);
     }
     Some(Mismatch { fields, rules })
+}
+
+/// The `legal` field when the engine's legal moves `got` are not the
+/// reference's `want`: what is missing, what is extra, and the rule broken.
+fn legal_diff(
+    question: &Question,
+    want: &[Pit],
+    got: &[Pit],
+    profile: Profile,
+) -> Option<FieldDiff> {
+    let mut sorted = got.to_vec();
+    sorted.sort();
+    if want == sorted {
+        return None;
+    }
+    // The rule broken decides the field.
+    let rules = legal_broken(question.position(), got, profile);
+    let mut diff = field("legal", pits(want), pits(got), rules);
+    // What is missing from the engine's list, and what it has
+    // that it should not (a pit named twice is one too many).
+    let missing: Vec<Pit> = want.iter().copied().filter(|p| !got.contains(p)).collect();
+    let mut extra: Vec<Pit> = got.iter().copied().filter(|p| !want.contains(p)).collect();
+    for (i, p) in sorted.iter().enumerate() {
+        if sorted[..i].contains(p) && want.contains(p) {
+            extra.push(*p);
+        }
+    }
+    if !missing.is_empty() {
+        diff.details.push(field(
+            "legal.missing",
+            pits(&missing),
+            "none".to_owned(),
+            Vec::new(),
+        ));
+    }
+    if !extra.is_empty() {
+        diff.details.push(field(
+            "legal.extra",
+            "none".to_owned(),
+            pits(&extra),
+            Vec::new(),
+        ));
+    }
+    Some(diff)
 }
 
 /// Labels every differing field, and each of its parts, with the rules
@@ -274,32 +285,7 @@ fn played_diff(
     let want: Setup = want_pos
         .parse()
         .expect("the reference prints valid notation");
-    match got_pos.parse::<Setup>() {
-        Err(e) => fields.push(field(
-            "after",
-            want_pos.clone(),
-            format!("{got_pos} (unreadable: {e})"),
-            vec!["BOARD-4"],
-        )),
-        Ok(got) => {
-            let details = setup_diff(&want, &got, &report, got_caps);
-            if !details.is_empty() {
-                let mut rules = Vec::new();
-                for rule in details.iter().flat_map(|d| d.rules.iter().copied()) {
-                    if !rules.contains(&rule) {
-                        rules.push(rule);
-                    }
-                }
-                fields.push(FieldDiff {
-                    field: "after",
-                    expected: want_pos.clone(),
-                    claimed: got_pos.clone(),
-                    rules,
-                    details,
-                });
-            }
-        }
-    }
+    fields.extend(after_diff(&want, want_pos, got_pos, &report, got_caps));
     if !same_captures(want_caps, got_caps) {
         let rules = capture_rules(&before, &report, got_caps);
         fields.push(field(
@@ -309,6 +295,60 @@ fn played_diff(
             rules,
         ));
     }
+    fields.extend(end_diff(
+        want_end.as_ref(),
+        got_end.as_ref(),
+        got_pos,
+        &report,
+    ));
+}
+
+/// The `after` field when the engine's position `got_pos` is not the
+/// reference's `want`, with a part for each differing piece of it.
+fn after_diff(
+    want: &Setup,
+    want_pos: &str,
+    got_pos: &str,
+    report: &Report,
+    got_caps: &[Capture],
+) -> Option<FieldDiff> {
+    match got_pos.parse::<Setup>() {
+        Err(e) => Some(field(
+            "after",
+            want_pos.to_owned(),
+            format!("{got_pos} (unreadable: {e})"),
+            vec!["BOARD-4"],
+        )),
+        Ok(got) => {
+            let details = setup_diff(want, &got, report, got_caps);
+            if details.is_empty() {
+                return None;
+            }
+            let mut rules = Vec::new();
+            for rule in details.iter().flat_map(|d| d.rules.iter().copied()) {
+                if !rules.contains(&rule) {
+                    rules.push(rule);
+                }
+            }
+            Some(FieldDiff {
+                field: "after",
+                expected: want_pos.to_owned(),
+                claimed: got_pos.to_owned(),
+                rules,
+                details,
+            })
+        }
+    }
+}
+
+/// The `game_over` or `totals` field when the engine ends the game, or
+/// counts its result, otherwise than the reference.
+fn end_diff(
+    want_end: Option<&EndClaim>,
+    got_end: Option<&EndClaim>,
+    got_pos: &str,
+    report: &Report,
+) -> Option<FieldDiff> {
     if want_end.is_some() != got_end.is_some() {
         let mut rules = vec!["END-1"];
         if let Some(e) = report.end {
@@ -319,15 +359,17 @@ fn played_diff(
         {
             rules.push("FEED-3");
         }
-        let over = |e: &Option<EndClaim>| e.is_some().to_string();
-        fields.push(field("game_over", over(want_end), over(got_end), rules));
+        let over = |e: Option<&EndClaim>| e.is_some().to_string();
+        Some(field("game_over", over(want_end), over(got_end), rules))
     } else if want_end != got_end {
-        fields.push(field(
+        Some(field(
             "totals",
-            totals(want_end.as_ref()),
-            totals(got_end.as_ref()),
+            totals(want_end),
+            totals(got_end),
             vec!["END-2", "RES-1"],
-        ));
+        ))
+    } else {
+        None
     }
 }
 
@@ -640,28 +682,12 @@ fn played_broken(
             restored[c.pit.index()] = u32::from(c.stones);
         }
     }
-    let mut rules = Vec::new();
     if restored != sown {
-        let origin = pit.index();
-        let taken = start[origin].checked_sub(restored[origin]);
-        if sow_board(&start, pit, start[origin], !skip).0 == restored {
-            rules.push("SOW-4"); // the origin sown or skipped the other way
-        } else if relay(&sown, landing, skip) == restored {
-            rules.push("SOW-5"); // the landing pit's stones sown on
-        } else if restored[origin] != sown[origin]
-            && taken.is_some_and(|t| t > 0 && sow_board(&start, pit, t, skip).0 == restored)
-        {
-            rules.push("SOW-2"); // not every stone taken up
-        } else {
-            if restored[origin] != sown[origin] {
-                rules.push(if report.wrapped() { "SOW-4" } else { "SOW-2" });
-            }
-            rules.push("SOW-3");
-        }
-        return rules;
+        return sowing_broken(&start, pit, &restored, &sown, landing, skip, &report);
     }
     // 2. The lock and the captures (LOCK-1, LOCK-3, CAP-1 to CAP-4), on the
     // right board.
+    let mut rules = Vec::new();
     if !same_captures(want_caps, got_caps) {
         rules.extend(capture_broken(before, &report, &sown, landing, got_caps));
     } else {
@@ -688,6 +714,56 @@ fn played_broken(
     }
     // 4. The end (END-1, FEED-3) and the totals (END-2, RES-1), on the
     // right position.
+    rules.extend(end_broken(
+        want_pos,
+        want_end.as_ref(),
+        got_end.as_ref(),
+        profile,
+    ));
+    rules
+}
+
+/// Step 1 of [`played_broken`]: the sowing rule (SOW-2 to SOW-5) the
+/// engine's board before captures (`restored`) breaks, given the
+/// reference's sowing `sown` of `start` from `pit`.
+fn sowing_broken(
+    start: &[u32],
+    pit: Pit,
+    restored: &[u32],
+    sown: &[u32],
+    landing: Pit,
+    skip: bool,
+    report: &Report,
+) -> Vec<&'static str> {
+    let mut rules = Vec::new();
+    let origin = pit.index();
+    let taken = start[origin].checked_sub(restored[origin]);
+    if sow_board(start, pit, start[origin], !skip).0 == restored {
+        rules.push("SOW-4"); // the origin sown or skipped the other way
+    } else if relay(sown, landing, skip) == restored {
+        rules.push("SOW-5"); // the landing pit's stones sown on
+    } else if restored[origin] != sown[origin]
+        && taken.is_some_and(|t| t > 0 && sow_board(start, pit, t, skip).0 == restored)
+    {
+        rules.push("SOW-2"); // not every stone taken up
+    } else {
+        if restored[origin] != sown[origin] {
+            rules.push(if report.wrapped() { "SOW-4" } else { "SOW-2" });
+        }
+        rules.push("SOW-3");
+    }
+    rules
+}
+
+/// Step 4 of [`played_broken`]: the end (END-1, FEED-3) and the totals
+/// (END-2, RES-1), on the right position `want_pos`.
+fn end_broken(
+    want_pos: &str,
+    want_end: Option<&EndClaim>,
+    got_end: Option<&EndClaim>,
+    profile: Profile,
+) -> Vec<&'static str> {
+    let mut rules = Vec::new();
     if want_end.is_some() != got_end.is_some() {
         let after: Option<Position> = want_pos.parse().ok();
         let flipped = profile.set(

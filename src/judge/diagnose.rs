@@ -77,32 +77,8 @@ pub(crate) fn diagnose(
             !compare(claim, l.as_ref(), &r).any()
         })
         .collect();
-    let mut fields = Vec::new();
+    let (mut fields, mut rules) = field_diffs(check, claim, mismatch, &legal, &result, &whole);
     let mut notes = Vec::new();
-    let mut rules = RuleSet::new();
-    for field in Mismatch::FIELDS.into_iter().filter(|&f| mismatch.has(f)) {
-        let mut diff = field_diff(field, check, claim, &legal, &result);
-        let near = closest(claimed_profile, &whole);
-        if let (Mismatch::MOVE, Err(refusal)) = (field, &result) {
-            // A refused move is decided by its reason's rule in any case.
-            diff.rules.insert(refusal.reason.rule());
-        }
-        if near.is_empty() {
-            diff.rules
-                .extend(heuristic_rules(field, check, claim, &legal, &result));
-        } else {
-            for p in &near {
-                for s in Switch::ALL
-                    .iter()
-                    .filter(|&&s| p.has(s) != claimed_profile.has(s))
-                {
-                    diff.rules.insert(switch_rule(*s));
-                }
-            }
-        }
-        rules.extend(diff.rules);
-        fields.push(diff);
-    }
     match &result {
         Err(refusal) => notes.push(refusal_note(&before, claim.mv, refusal)),
         Ok((_, _)) => {
@@ -151,6 +127,46 @@ pub(crate) fn diagnose(
         scenario: Some(scenario),
         perft: None,
     }
+}
+
+/// The differing fields of a ply, each with the rules that decide it, and
+/// the union of those rules. `whole` are the readings under which the whole
+/// ply is right.
+fn field_diffs(
+    check: &GameCheck,
+    claim: &Ply,
+    mismatch: Mismatch,
+    legal: &[Pit],
+    result: &Result<(Position, Report), Refusal>,
+    whole: &[Profile],
+) -> (Vec<FieldDiff>, RuleSet) {
+    let claimed_profile = check.profile;
+    let mut fields = Vec::new();
+    let mut rules = RuleSet::new();
+    for field in Mismatch::FIELDS.into_iter().filter(|&f| mismatch.has(f)) {
+        let mut diff = field_diff(field, check, claim, legal, result);
+        let near = closest(claimed_profile, whole);
+        if let (Mismatch::MOVE, Err(refusal)) = (field, result) {
+            // A refused move is decided by its reason's rule in any case.
+            diff.rules.insert(refusal.reason.rule());
+        }
+        if near.is_empty() {
+            diff.rules
+                .extend(heuristic_rules(field, check, claim, legal, result));
+        } else {
+            for p in &near {
+                for s in Switch::ALL
+                    .iter()
+                    .filter(|&&s| p.has(s) != claimed_profile.has(s))
+                {
+                    diff.rules.insert(switch_rule(*s));
+                }
+            }
+        }
+        rules.extend(diff.rules);
+        fields.push(diff);
+    }
+    (fields, rules)
 }
 
 /// The rules a ply that does not match cites under the game's own profile
@@ -429,38 +445,10 @@ fn heuristic_rules(
     result: &Result<(Position, Report), Refusal>,
 ) -> RuleSet {
     let before = &check.position;
-    let profile = check.profile;
-    let mut rules = RuleSet::new();
     match (field, result) {
-        (Mismatch::LEGAL, _) => {
-            if let Some(end) = check.end_under(profile) {
-                rules.insert("MOVE-3");
-                rules.insert(end.reason.rule());
-            }
-            let claimed = claim.legal.as_deref().unwrap_or_default();
-            let feeding = before.row_stones(before.to_move().opponent()) == 0;
-            for &pit in claimed.iter().filter(|p| !legal.contains(p)) {
-                match play(before, pit, profile) {
-                    Err(e) if e.reason == Reason::FeedingRequired => {
-                        rules.insert("FEED-1");
-                        rules.insert("FEED-2");
-                    }
-                    Err(e) => rules.insert(e.reason.rule()),
-                    Ok(_) => {}
-                }
-            }
-            for _ in legal.iter().filter(|p| !claimed.contains(p)) {
-                if feeding {
-                    rules.insert("FEED-1");
-                    rules.insert("FEED-2");
-                    rules.insert("FEED-3");
-                } else {
-                    rules.insert("MOVE-1");
-                    rules.insert("MOVE-2");
-                }
-            }
-        }
+        (Mismatch::LEGAL, _) => legal_rules(check, claim, legal),
         (Mismatch::MOVE, Err(refusal)) => {
+            let mut rules = RuleSet::new();
             rules.insert(refusal.reason.rule());
             if let Some(end) = refusal.end {
                 rules.insert(end.reason.rule());
@@ -468,80 +456,135 @@ fn heuristic_rules(
             if refusal.reason == Reason::FeedingRequired {
                 rules.insert("FEED-2");
             }
+            rules
         }
-        (Mismatch::AFTER, Ok((after, report))) => {
-            let setup = claim.after.setup();
-            let board_differs = Pit::ALL
-                .iter()
-                .any(|&p| setup.pits[p.index()] != u32::from(after.stones(p)));
-            let captured = [after.captured(Player::South), after.captured(Player::North)];
-            let captured_differs = setup.captured != captured.map(u32::from);
-            if board_differs {
-                let claimed: Vec<u32> = setup.pits.clone();
-                rules.extend(board_rules(before, after, report, &claimed));
-            }
-            if captured_differs {
-                rules.insert("CAP-4");
-                if !board_differs {
-                    rules.insert("CAP-1");
-                }
-            }
-            if setup.to_move != after.to_move() {
-                rules.insert("SOW-1");
-            }
-            let used_differs = Player::BOTH.iter().any(|&pl| {
-                pl.pits().iter().any(|&p| {
-                    setup.used[pl.index()][usize::from(p.number()) - 1] != after.has_used(p)
-                })
-            });
-            if used_differs {
-                rules.insert("LOCK-2");
-            }
-        }
-        (Mismatch::CAPTURES, Ok((after, report))) => {
-            let claimed = claim.captures.as_deref().unwrap_or_default();
-            if same_captures(claimed, &report.captures) {
-                return rules;
-            }
-            // The board the engine's captures imply: the sowing board with
-            // the claimed pits emptied.
-            let mut sown = after.pits();
-            for c in &report.captures {
-                sown[c.pit.index()] += c.stones;
-            }
-            let mut implied: Vec<u32> = sown.iter().map(|&n| u32::from(n)).collect();
-            for c in claimed {
-                if u32::from(c.stones) != implied[c.pit.index()] {
-                    // The engine counts the stones in a pit differently.
-                    rules.insert("CAP-1");
-                    rules.insert("SOW-3");
-                }
-                implied[c.pit.index()] = 0;
-            }
-            rules.extend(board_rules(before, after, report, &implied));
-        }
-        (Mismatch::GAME_OVER, Ok((after, report))) => match report.end {
-            Some(end) => rules.insert(end.reason.rule()),
-            None => {
-                rules.insert("END-1");
-                let next = after.to_move();
-                if after.row_stones(next.opponent()) == 0 {
-                    rules.insert("FEED-3");
-                }
-                if check.history.contains(after) {
-                    rules.insert("END-3");
-                }
-            }
-        },
+        (Mismatch::AFTER, Ok((after, report))) => after_rules(before, claim, after, report),
+        (Mismatch::CAPTURES, Ok((after, report))) => captures_rules(before, claim, after, report),
+        (Mismatch::GAME_OVER, Ok((after, report))) => game_over_rules(check, after, report),
         (_, Ok((_, report))) => {
             // Totals.
+            let mut rules = RuleSet::new();
             rules.insert("END-2");
             rules.insert("RES-1");
             if report.end.is_none() {
                 rules.insert("END-1");
             }
+            rules
         }
-        (_, Err(_)) => {}
+        (_, Err(_)) => RuleSet::new(),
+    }
+}
+
+/// Rules deciding the legal moves: the end of the game, feeding, and
+/// which pits may be played.
+fn legal_rules(check: &GameCheck, claim: &Ply, legal: &[Pit]) -> RuleSet {
+    let before = &check.position;
+    let profile = check.profile;
+    let mut rules = RuleSet::new();
+    if let Some(end) = check.end_under(profile) {
+        rules.insert("MOVE-3");
+        rules.insert(end.reason.rule());
+    }
+    let claimed = claim.legal.as_deref().unwrap_or_default();
+    let feeding = before.row_stones(before.to_move().opponent()) == 0;
+    for &pit in claimed.iter().filter(|p| !legal.contains(p)) {
+        match play(before, pit, profile) {
+            Err(e) if e.reason == Reason::FeedingRequired => {
+                rules.insert("FEED-1");
+                rules.insert("FEED-2");
+            }
+            Err(e) => rules.insert(e.reason.rule()),
+            Ok(_) => {}
+        }
+    }
+    for _ in legal.iter().filter(|p| !claimed.contains(p)) {
+        if feeding {
+            rules.insert("FEED-1");
+            rules.insert("FEED-2");
+            rules.insert("FEED-3");
+        } else {
+            rules.insert("MOVE-1");
+            rules.insert("MOVE-2");
+        }
+    }
+    rules
+}
+
+/// Rules deciding the position after the move: board, captured stones,
+/// the player to move and the locked pits.
+fn after_rules(before: &Position, claim: &Ply, after: &Position, report: &Report) -> RuleSet {
+    let mut rules = RuleSet::new();
+    let setup = claim.after.setup();
+    let board_differs = Pit::ALL
+        .iter()
+        .any(|&p| setup.pits[p.index()] != u32::from(after.stones(p)));
+    let captured = [after.captured(Player::South), after.captured(Player::North)];
+    let captured_differs = setup.captured != captured.map(u32::from);
+    if board_differs {
+        let claimed: Vec<u32> = setup.pits.clone();
+        rules.extend(board_rules(before, after, report, &claimed));
+    }
+    if captured_differs {
+        rules.insert("CAP-4");
+        if !board_differs {
+            rules.insert("CAP-1");
+        }
+    }
+    if setup.to_move != after.to_move() {
+        rules.insert("SOW-1");
+    }
+    let used_differs = Player::BOTH.iter().any(|&pl| {
+        pl.pits()
+            .iter()
+            .any(|&p| setup.used[pl.index()][usize::from(p.number()) - 1] != after.has_used(p))
+    });
+    if used_differs {
+        rules.insert("LOCK-2");
+    }
+    rules
+}
+
+/// Rules deciding the captures a move makes.
+fn captures_rules(before: &Position, claim: &Ply, after: &Position, report: &Report) -> RuleSet {
+    let mut rules = RuleSet::new();
+    let claimed = claim.captures.as_deref().unwrap_or_default();
+    if same_captures(claimed, &report.captures) {
+        return rules;
+    }
+    // The board the engine's captures imply: the sowing board with
+    // the claimed pits emptied.
+    let mut sown = after.pits();
+    for c in &report.captures {
+        sown[c.pit.index()] += c.stones;
+    }
+    let mut implied: Vec<u32> = sown.iter().map(|&n| u32::from(n)).collect();
+    for c in claimed {
+        if u32::from(c.stones) != implied[c.pit.index()] {
+            // The engine counts the stones in a pit differently.
+            rules.insert("CAP-1");
+            rules.insert("SOW-3");
+        }
+        implied[c.pit.index()] = 0;
+    }
+    rules.extend(board_rules(before, after, report, &implied));
+    rules
+}
+
+/// Rules deciding whether the game is over after the move.
+fn game_over_rules(check: &GameCheck, after: &Position, report: &Report) -> RuleSet {
+    let mut rules = RuleSet::new();
+    match report.end {
+        Some(end) => rules.insert(end.reason.rule()),
+        None => {
+            rules.insert("END-1");
+            let next = after.to_move();
+            if after.row_stones(next.opponent()) == 0 {
+                rules.insert("FEED-3");
+            }
+            if check.history.contains(after) {
+                rules.insert("END-3");
+            }
+        }
     }
     rules
 }
