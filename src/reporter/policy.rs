@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::Path;
 
-use globset::{Glob, GlobMatcher};
+use wildmatch::WildMatch;
 
 use super::input::InputError;
 use super::render::Sink;
@@ -14,11 +14,13 @@ use crate::judge::{RULE_IDS, RuleSet};
 use crate::profile::Profile;
 
 /// A `--only` or `--skip` pattern: a glob over unit ids (`cap-*`,
-/// `random/*`), or a rule ID (`CAP-2`: the units that exercise it).
+/// `random/*`), or a rule ID (`CAP-2`: the units that exercise it). In a
+/// glob `*` stands for any run of characters, `/` included, and `?` for any
+/// one character (spec/REPORT.md).
 #[derive(Clone, Debug)]
 pub struct Pattern {
     text: String,
-    matcher: Option<GlobMatcher>,
+    matcher: Option<WildMatch>,
     rule: Option<&'static str>,
 }
 
@@ -28,7 +30,7 @@ impl Pattern {
     pub fn matches(&self, id: &str, rules: &[String]) -> bool {
         match (self.rule, &self.matcher) {
             (Some(rule), _) => rules.iter().any(|r| r == rule),
-            (None, Some(m)) => m.is_match(id),
+            (None, Some(m)) => m.matches(id),
             (None, None) => false,
         }
     }
@@ -55,10 +57,15 @@ impl std::str::FromStr for Pattern {
                 known.join(", ")
             ));
         }
-        let glob = Glob::new(s).map_err(|e| format!("`{s}` is not a glob: {e}"))?;
+        if let Some(c) = s.chars().find(|c| "[]{}\\".contains(*c)) {
+            return Err(format!(
+                "`{s}`: a pattern is a unit id with `*` (any run of characters) and `?` \
+                 (any one character); `{c}` has no meaning in it"
+            ));
+        }
         Ok(Pattern {
             text: s.to_owned(),
-            matcher: Some(glob.compile_matcher()),
+            matcher: Some(WildMatch::new(s)),
             rule: None,
         })
     }
@@ -651,6 +658,23 @@ mod tests {
         assert!(!rule.matches("cap-2", &["CAP-1".to_owned()]));
         assert!("".parse::<Pattern>().is_err());
         assert!("a[".parse::<Pattern>().is_err());
+    }
+
+    #[test]
+    fn a_star_crosses_slashes_and_a_question_mark_is_one_character() {
+        let perft: Pattern = "perft/*".parse().unwrap();
+        assert!(perft.matches("perft/initial/3", &[]));
+        assert!(!perft.matches("random/3", &[]));
+        let one: Pattern = "random/?".parse().unwrap();
+        assert!(one.matches("random/7", &[]));
+        assert!(!one.matches("random/17", &[]));
+        let exact: Pattern = "sow-one".parse().unwrap();
+        assert!(exact.matches("sow-one", &[]));
+        assert!(!exact.matches("sow-one-more", &[]));
+        for bad in ["cap-[ab]", "{cap,sow}-*", "cap\\-*"] {
+            let err = bad.parse::<Pattern>().unwrap_err();
+            assert!(err.contains("has no meaning"), "{bad}: {err}");
+        }
     }
 
     #[test]
