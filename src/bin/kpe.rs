@@ -284,24 +284,7 @@ fn main() -> ExitCode {
             rules,
             divide,
             jobs,
-        } => {
-            let jobs = jobs.map_or_else(
-                || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-                |n| n as usize,
-            );
-            if divide {
-                let split = kpe::divide(&from, depth, rules);
-                for (pit, n) in &split {
-                    out!("{pit} {n}");
-                }
-                out!("total {}", split.iter().map(|(_, n)| n).sum::<u64>());
-            } else {
-                for d in 1..=depth {
-                    out!("{d} {}", kpe::perft_jobs(&from, d, rules, jobs));
-                }
-            }
-            ExitCode::SUCCESS
-        }
+        } => perft(&from, depth, rules, divide, jobs),
         Command::Show { position, rules } => {
             out!("{}", show(&position, rules).trim_end_matches('\n'));
             ExitCode::SUCCESS
@@ -345,31 +328,8 @@ fn main() -> ExitCode {
             depth,
         } => value(&position, rules, &dir, json, seconds, depth),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
-        Command::Completions { shell } => {
-            use clap::CommandFactory as _;
-            use std::io::Write as _;
-            // Written in one piece, so that a closed pipe is an error to
-            // handle rather than a panic inside clap_complete.
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "kpe", &mut script);
-            if let Err(e) = io::stdout().write_all(&script) {
-                write_failed(e);
-            }
-            ExitCode::SUCCESS
-        }
-        Command::Adopt { reading, root } => match kpe::adopt::adopt(&root, &reading) {
-            Ok(adoption) => {
-                out!("{}", adoption.to_text().trim_end());
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: kpe adopt: {e}");
-                ExitCode::from(match e {
-                    kpe::adopt::AdoptError::UnknownReading(_) => 2,
-                    _ => 1,
-                })
-            }
-        },
+        Command::Completions { shell } => completions(shell),
+        Command::Adopt { reading, root } => adopt(&root, &reading),
         Command::Dispute {
             switches,
             format,
@@ -396,6 +356,58 @@ fn main() -> ExitCode {
                 solve_stones,
             };
             dispute(switches.0, &options, format, html.as_deref())
+        }
+    }
+}
+
+/// `kpe perft`: the counts to each depth up to `depth`, or split by the
+/// first move with `divide`.
+fn perft(from: &Position, depth: u32, rules: Profile, divide: bool, jobs: Option<u32>) -> ExitCode {
+    let jobs = jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        |n| n as usize,
+    );
+    if divide {
+        let split = kpe::divide(from, depth, rules);
+        for (pit, n) in &split {
+            out!("{pit} {n}");
+        }
+        out!("total {}", split.iter().map(|(_, n)| n).sum::<u64>());
+    } else {
+        for d in 1..=depth {
+            out!("{d} {}", kpe::perft_jobs(from, d, rules, jobs));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `kpe completions SHELL`: the completion script on standard output.
+fn completions(shell: clap_complete::Shell) -> ExitCode {
+    use clap::CommandFactory as _;
+    use std::io::Write as _;
+    // Written in one piece, so that a closed pipe is an error to
+    // handle rather than a panic inside clap_complete.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "kpe", &mut script);
+    if let Err(e) = io::stdout().write_all(&script) {
+        write_failed(e);
+    }
+    ExitCode::SUCCESS
+}
+
+/// `kpe adopt READING`: makes the other value of a reading the default.
+fn adopt(root: &std::path::Path, reading: &str) -> ExitCode {
+    match kpe::adopt::adopt(root, reading) {
+        Ok(adoption) => {
+            out!("{}", adoption.to_text().trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: kpe adopt: {e}");
+            ExitCode::from(match e {
+                kpe::adopt::AdoptError::UnknownReading(_) => 2,
+                _ => 1,
+            })
         }
     }
 }
