@@ -600,45 +600,7 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Every expectation against the reference: each scenario under each
-    // profile it admits, each perft count within a small budget.
-    let mut falsified = 0;
-    for file in &suite.files {
-        for scenario in &file.scenarios {
-            for profile in scenario.profiles() {
-                use kpe::scenario::Subject as _;
-                if let Err(failure) =
-                    kpe::scenario::Reference::new().verify(&file.file, scenario, profile)
-                {
-                    eprintln!("error: {failure}");
-                    falsified += 1;
-                }
-            }
-        }
-    }
-    if let Some(perft) = &suite.perft {
-        for table in &perft.tables {
-            let Ok(start) = table.start_text().parse::<Position>() else {
-                continue;
-            };
-            for (k, &nodes) in table.nodes.iter().enumerate() {
-                if nodes > SUITE_PERFT_BUDGET {
-                    break;
-                }
-                let depth = k as u32 + 1;
-                let counted = kpe::perft(&start, depth, table.rules);
-                if counted != nodes {
-                    eprintln!(
-                        "error: {}: perft table `{}`, profile `{}`: nodes[{k}] (depth {depth}) is {nodes}, the reference counts {counted}",
-                        kpe::scenario::PERFT_FILE,
-                        table.id,
-                        table.rules
-                    );
-                    falsified += 1;
-                }
-            }
-        }
-    }
+    let falsified = falsified(&suite);
     if falsified > 0 {
         eprintln!(
             "error: {falsified} expectation(s) of the suite are not what the reference rules give"
@@ -676,6 +638,50 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
         suite.files.len()
     );
     ExitCode::SUCCESS
+}
+
+/// Checks every expectation of `suite` against the reference, each scenario
+/// under each profile it admits and each perft count within a small budget,
+/// printing those the reference falsifies; their number.
+fn falsified(suite: &kpe::scenario::Suite) -> usize {
+    let mut falsified = 0;
+    for file in &suite.files {
+        for scenario in &file.scenarios {
+            for profile in scenario.profiles() {
+                use kpe::scenario::Subject as _;
+                if let Err(failure) =
+                    kpe::scenario::Reference::new().verify(&file.file, scenario, profile)
+                {
+                    eprintln!("error: {failure}");
+                    falsified += 1;
+                }
+            }
+        }
+    }
+    if let Some(perft) = &suite.perft {
+        for table in &perft.tables {
+            let Ok(start) = table.start_text().parse::<Position>() else {
+                continue;
+            };
+            for (k, &nodes) in table.nodes.iter().enumerate() {
+                if nodes > SUITE_PERFT_BUDGET {
+                    break;
+                }
+                let depth = k as u32 + 1;
+                let counted = kpe::perft(&start, depth, table.rules);
+                if counted != nodes {
+                    eprintln!(
+                        "error: {}: perft table `{}`, profile `{}`: nodes[{k}] (depth {depth}) is {nodes}, the reference counts {counted}",
+                        kpe::scenario::PERFT_FILE,
+                        table.id,
+                        table.rules
+                    );
+                    falsified += 1;
+                }
+            }
+        }
+    }
+    falsified
 }
 
 /// `kpe engine`: serve the protocol until `quit` or the end of the input;
