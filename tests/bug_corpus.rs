@@ -45,12 +45,14 @@ impl Sink for Discard {
 
 /// The profile the engine of `bug` claims: the default, but for a bug of
 /// one reading's value, which can only show under that value: the fullest
-/// pit played when nothing feeds needs the obligation to lapse (I4).
+/// pit played when nothing feeds needs the obligation to lapse (I4), and an
+/// end at the first recurrence needs a game with no repetition rule (I5).
 fn claimed(bug: &str) -> Profile {
     match bug.parse::<Bug>() {
         Ok(Bug::UnfeedablePlaysFullest) => {
             Profile::DEFAULT.set(kpe::Switch::EndWhenUnfeedable, false)
         }
+        Ok(Bug::EndsOnRepetition) => Profile::DEFAULT.set(kpe::Switch::EndOnRepetition, false),
         _ => Profile::DEFAULT,
     }
 }
@@ -64,7 +66,7 @@ fn manifest(bug: &str) -> serde_json::Value {
     })
 }
 
-/// Checks the engine with `bug`, claiming the default profile.
+/// Checks the engine with `bug`, claiming the profile [`claimed`] gives.
 fn check(bug: &str) -> (LiveReport, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engine.json");
@@ -247,13 +249,13 @@ fn the_corpus_control_conforms() {
     assert!(report.conforms(), "{:?}", divergences(&report));
 }
 
-/// An engine started on `manifest_path`, claiming the default profile.
-fn engine(manifest_path: &Path) -> Engine {
+/// An engine started on `manifest_path`, claiming `profile`.
+fn engine(manifest_path: &Path, profile: Profile) -> Engine {
     let manifest = Manifest::load(manifest_path).unwrap();
     Engine::new(
         manifest.launch(manifest_path.parent().unwrap()),
         manifest.timeouts,
-        Profile::DEFAULT,
+        profile,
     )
 }
 
@@ -262,12 +264,14 @@ fn as_answer(reply: Reply) -> Answer {
 }
 
 /// END-3: the one bug with state. The engine ends a game the first time a
-/// position recurs while claiming the default reading, so its answer
+/// position recurs while claiming no repetition rule (the default with
+/// `repetition=continues`, whatever the default is), so its answer
 /// depends on the game it was asked about: the reproduction must replay the
 /// repeating stretch, and the rule it breaks is END-3.
 #[test]
 fn end_3_ends_on_repetition_reproduces_with_its_history() {
     // Caught live.
+    let profile = claimed("ends-on-repetition");
     let (report, dir) = check("ends-on-repetition");
     assert!(
         !divergences(&report).is_empty(),
@@ -281,9 +285,10 @@ fn end_3_ends_on_repetition_reproduces_with_its_history() {
     assert_eq!(first.rules.to_string(), "END-3", "{}: {first:?}", unit.id);
     assert!(first.fields.iter().all(|f| f.rules.to_string() == "END-3"));
     assert!(first.scenario.as_ref().unwrap().moves.len() > 1);
-    // The chase: one stone each, four pits apart, for ever by default.
+    // The chase: one stone each, four pits apart, for ever with no
+    // repetition rule.
     let start: Position = "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse().unwrap();
-    let mut game = Game::new(start, Profile::DEFAULT);
+    let mut game = Game::new(start, profile);
     let pit = loop {
         let pit = game.legal_moves()[0];
         let mut next = game.clone();
@@ -301,37 +306,33 @@ fn end_3_ends_on_repetition_reproduces_with_its_history() {
             position: *before,
             pit: report.pit,
         };
-        session.answer(&request, Profile::DEFAULT).unwrap();
+        session.answer(&request, profile).unwrap();
     }
     let question = Question::Play(*game.current(), pit);
-    let claimed = as_answer(
-        session
-            .answer(&question.request(), Profile::DEFAULT)
-            .unwrap(),
-    );
-    let mismatch = compare(&question, &claimed, Profile::DEFAULT).expect("it diverges");
+    let claimed = as_answer(session.answer(&question.request(), profile).unwrap());
+    let mismatch = compare(&question, &claimed, profile).expect("it diverges");
     let found = Diverging {
         question,
         claimed,
         mismatch,
     };
     assert_eq!(
-        repetition_rules(&found, Profile::DEFAULT, &game),
+        repetition_rules(&found, profile, &game),
         Some(vec!["END-3"])
     );
     let manifest_path = dir.path().join("engine.json");
     // The one-question scenario does not reproduce: a fresh engine has no
     // history, so it answers right.
-    let plain = reproduction(&found, Profile::DEFAULT, None);
-    let mut fresh = engine(&manifest_path);
+    let plain = reproduction(&found, profile, None);
+    let mut fresh = engine(&manifest_path, profile);
     assert!(
         EngineSubject::new(&mut fresh)
-            .verify("plain", &plain, Profile::DEFAULT)
+            .verify("plain", &plain, profile)
             .is_ok()
     );
     // With the stretch it does: the reference conforms, under every profile
     // it admits; the bugged engine fails at the same ply.
-    let scenario = reproduction_in_game(&found, Profile::DEFAULT, Some("chase"), &game);
+    let scenario = reproduction_in_game(&found, profile, Some("chase"), &game);
     assert!(scenario.moves.len() > 1, "{scenario:?}");
     assert!(scenario.rules.iter().any(|r| r == "END-3"));
     for profile in scenario.profiles() {
@@ -340,9 +341,9 @@ fn end_3_ends_on_repetition_reproduces_with_its_history() {
             .verify("reproduction", &scenario, profile)
             .unwrap_or_else(|e| panic!("the reference fails the reproduction: {e}"));
     }
-    let mut fresh = engine(&manifest_path);
+    let mut fresh = engine(&manifest_path, profile);
     let failed = EngineSubject::new(&mut fresh)
-        .verify("reproduction", &scenario, Profile::DEFAULT)
+        .verify("reproduction", &scenario, profile)
         .expect_err("the bugged engine passes the reproduction");
     assert_eq!(failed.ply, scenario.moves.len(), "{failed}");
 }
@@ -532,7 +533,7 @@ fn scripted(hello_reply: &str) -> (Engine, tempfile::TempDir) {
         "timeouts": {"start_ms": 10000, "request_ms": 2000},
     });
     std::fs::write(&path, manifest.to_string()).unwrap();
-    (engine(&path), dir)
+    (engine(&path, Profile::DEFAULT), dir)
 }
 
 #[cfg(unix)]

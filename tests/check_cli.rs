@@ -683,19 +683,22 @@ fn a_move_after_a_repetition_ends_the_game_needs_the_history() {
     // Under end-on-repetition the chase ends at the 8th ply, back where it
     // started; a 9th ply is refused (MOVE-3, END-3) and the scenario replays
     // the moves since the start.
+    // The plies are played, and the profiles named, against the all-off
+    // profile (no repetition rule), whatever the default is.
     let chase = "1,0,0,0/1,0,0,0 S 22/24 1234/1234";
-    let mut game = Game::new(chase.parse().expect("valid"), Profile::DEFAULT);
+    let mut game = Game::new(chase.parse().expect("valid"), Profile::ALL_OFF);
     let mut plies = Vec::new();
     for mv in ["S1", "N1", "S2", "N2", "S3", "N3", "S4", "N4", "S1"] {
         game.play(mv.parse::<Pit>().expect("a pit"))
-            .expect("legal by default");
+            .expect("legal without a repetition rule");
         plies.push(format!(
             r#"{{"move": "{mv}", "after": "{}"}}"#,
             game.current()
         ));
     }
+    let ends = Profile::with(&[kpe::Switch::EndOnRepetition]);
     let text = format!(
-        r#"{{{HEADER}, "profile": "end-on-repetition", "games": [{{"id": "chase", "start": "{chase}", "plies": [{}]}}]}}"#,
+        r#"{{{HEADER}, "profile": "{ends}", "games": [{{"id": "chase", "start": "{chase}", "plies": [{}]}}]}}"#,
         plies.join(",")
     );
     let t = temp_file(text.as_bytes());
@@ -707,7 +710,7 @@ fn a_move_after_a_repetition_ends_the_game_needs_the_history() {
     assert_eq!(d["scenario"]["moves"].as_array().map(Vec::len), Some(9));
     assert_eq!(
         report["summary"]["reading"]["closest"],
-        serde_json::json!(["default"])
+        serde_json::json!([Profile::ALL_OFF.to_string()])
     );
 }
 

@@ -6,17 +6,28 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use kpe::{Game, Profile};
+use kpe::{Game, Profile, Switch};
 use serde_json::{Value, json};
 
 /// The chase: one stone each, four pits apart, after every capture made.
 const CHASE: &str = "0,1,0,0/0,1,0,0 N 18/28 1234/1234";
 
-/// The chase played by the reference rules under the default profile up to
-/// the move that brings back a position, as transcript plies; the last
-/// ply's game over as `end_at_repetition` says.
+/// The profile that plays on past a repetition and the one that ends the
+/// game there, as a transcript names them: stated against the all-off
+/// profile, so they mean the same whatever the authority's default is.
+fn continues() -> String {
+    Profile::ALL_OFF.to_string()
+}
+
+fn ends() -> String {
+    Profile::with(&[Switch::EndOnRepetition]).to_string()
+}
+
+/// The chase played by the reference rules under the all-off profile (no
+/// repetition rule) up to the move that brings back a position, as
+/// transcript plies; the last ply's game over as `end_at_repetition` says.
 fn chase_plies(end_at_repetition: bool) -> Vec<Value> {
-    let mut game = Game::new(CHASE.parse().unwrap(), Profile::DEFAULT);
+    let mut game = Game::new(CHASE.parse().unwrap(), Profile::ALL_OFF);
     let mut plies = Vec::new();
     loop {
         let pit = game.legal_moves()[0];
@@ -90,14 +101,14 @@ fn notes(divergence: &Value) -> Vec<String> {
 }
 
 /// The bug of issue 23: an engine that ends the chase at the first
-/// repetition while claiming the default got a scenario of one move with
+/// repetition while claiming no repetition rule (then the default) got a scenario of one move with
 /// no history (`start: 0,1,0,0/0,1,0,0 N 18/28 1234/1234`, `moves: [N2]`),
 /// which no engine fails.
 #[test]
 fn an_end_by_repetition_the_claim_does_not_have_reproduces_from_the_stretch() {
     let dir = tempfile::tempdir().unwrap();
     let plies = chase_plies(true);
-    let divergence = diverge(dir.path(), "default", plies.clone());
+    let divergence = diverge(dir.path(), &continues(), plies.clone());
     assert_eq!(divergence["rules"], json!(["END-3"]), "{divergence}");
     let scenario = &divergence["scenario"];
     // The whole stretch, from the start of the game (no capture since).
@@ -129,7 +140,7 @@ fn an_end_by_repetition_the_claim_does_not_have_reproduces_from_the_stretch() {
 #[test]
 fn a_repetition_the_engine_plays_through_reproduces_and_says_live_cannot_show_it() {
     let dir = tempfile::tempdir().unwrap();
-    let divergence = diverge(dir.path(), "end-on-repetition", chase_plies(false));
+    let divergence = diverge(dir.path(), &ends(), chase_plies(false));
     assert_eq!(divergence["rules"], json!(["END-3"]), "{divergence}");
     let scenario = &divergence["scenario"];
     assert!(

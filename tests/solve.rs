@@ -15,7 +15,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use kpe::solve::{Class, Table};
-use kpe::{Player, Position, Profile, Setup, legal_moves, play};
+use kpe::{Player, Position, Profile, Setup, Switch, legal_moves, play};
 use rustc_hash::FxHashMap;
 
 /// Every board with an even number of stones, at most `max`, in 8 pits.
@@ -243,7 +243,10 @@ macro_rules! cross_checks {
     ($($name:ident: $class:literal,)*) => {$(
         #[test]
         fn $name() {
-            cross_check(Class::of($class.parse().unwrap()).unwrap(), 12);
+            // Named against the all-off profile, so the eight classes are
+            // the same whatever the default is.
+            let profile = Profile::read_against($class, Profile::ALL_OFF).unwrap();
+            cross_check(Class::of(profile).unwrap(), 12);
         }
     )*};
 }
@@ -265,16 +268,17 @@ fn moves_that_keep_the_value_and_lower_the_depth_make_progress() {
     // (or leave the layer); the loser cannot keep the value and stay away:
     // so choosing by depth ends the layer, where the value alone may not.
     let table = Table::in_memory(Class::DEFAULT, 10);
+    let rules = covered();
     let mut checked = 0;
     for p in positions(10)
         .into_iter()
         .filter(|p| p.to_move() == Player::South)
     {
         let here = table.entry(&p).unwrap();
-        let moves: Vec<(u8, kpe::solve::Entry, bool)> = legal_moves(&p, Profile::DEFAULT)
+        let moves: Vec<(u8, kpe::solve::Entry, bool)> = legal_moves(&p, rules)
             .into_iter()
             .map(|pit| {
-                let (after, report) = play(&p, pit, Profile::DEFAULT).unwrap();
+                let (after, report) = play(&p, pit, rules).unwrap();
                 let child = table.entry(&after).unwrap();
                 let keeps = report.captured() as i8 - child.margin == here.margin;
                 (report.captured(), child, keeps)
@@ -305,10 +309,26 @@ fn kpe() -> Command {
     Command::cargo_bin("kpe").expect("the kpe binary is built")
 }
 
-/// Builds the default table up to `stones` under `dir` with `kpe solve`.
+/// The profile the command-line tests solve and ask about, named on every
+/// command line: the default's readings with no repetition rule, which no
+/// table covers (spec/SOLVE.md). It is the default itself unless the
+/// default ends games on repetition (`kpe adopt I5`).
+fn covered() -> Profile {
+    Class::DEFAULT.profile()
+}
+
+/// `covered()` as `--rules` takes it.
+fn rules() -> [String; 2] {
+    ["--rules".to_owned(), covered().to_string()]
+}
+
+/// Builds the table of [`covered`] up to `stones` under `dir` with
+/// `kpe solve`.
 fn solve_into(dir: &Path, stones: u8) -> String {
     let out = kpe()
-        .args(["solve", "--stones", &stones.to_string(), "--dir"])
+        .args(["solve", "--stones", &stones.to_string()])
+        .args(rules())
+        .arg("--dir")
         .arg(dir)
         .assert()
         .success();
@@ -319,10 +339,13 @@ fn solve_into(dir: &Path, stones: u8) -> String {
 fn kpe_solve_writes_a_layer_file_for_each_even_stone_count() {
     let dir = tempfile::tempdir().unwrap();
     let out = solve_into(dir.path(), 8);
+    // `default` by the committed default.
+    let class = Class::DEFAULT;
+    let [without, with] = class.covers();
     assert!(
-        out.starts_with(
-            "kpe solve: class default (covers default and strict-lock), layers 0 to 8 stones"
-        ),
+        out.starts_with(&format!(
+            "kpe solve: class {class} (covers {without} and {with}), layers 0 to 8 stones"
+        )),
         "{out}"
     );
     assert!(out.contains("layer  8:        6435 states in "), "{out}");
@@ -331,11 +354,12 @@ fn kpe_solve_writes_a_layer_file_for_each_even_stone_count() {
         "{out}"
     );
     for stones in [0, 2, 4, 6, 8] {
-        let path = dir.path().join(format!("default/layer-{stones:02}.kpet"));
+        let path = dir.path().join(format!("{class}/layer-{stones:02}.kpet"));
         let text = std::fs::read(&path).unwrap();
-        assert!(text.starts_with(b"kpe-solve-table\nformat: 1\nclass: default\n"));
+        let header = format!("kpe-solve-table\nformat: 1\nclass: {class}\n");
+        assert!(text.starts_with(header.as_bytes()), "{header}");
     }
-    assert!(!dir.path().join("default/layer-10.kpet").exists());
+    assert!(!dir.path().join(format!("{class}/layer-10.kpet")).exists());
 }
 
 #[test]
@@ -345,7 +369,10 @@ fn an_interrupted_solve_resumes_after_its_last_layer_to_the_same_bytes() {
     // Stopped after layer 6, in the middle of layer 8: a partial file left.
     let resumed = tempfile::tempdir().unwrap();
     solve_into(resumed.path(), 6);
-    let partial = resumed.path().join("default/layer-08.kpet.partial");
+    let class = Class::DEFAULT;
+    let partial = resumed
+        .path()
+        .join(format!("{class}/layer-08.kpet.partial"));
     std::fs::write(&partial, b"half a layer").unwrap();
     let out = solve_into(resumed.path(), 10);
     assert!(
@@ -358,7 +385,7 @@ fn an_interrupted_solve_resumes_after_its_last_layer_to_the_same_bytes() {
     );
     assert!(!partial.exists());
     for stones in [0, 2, 4, 6, 8, 10] {
-        let name = format!("default/layer-{stones:02}.kpet");
+        let name = format!("{class}/layer-{stones:02}.kpet");
         let a = std::fs::read(whole.path().join(&name)).unwrap();
         let b = std::fs::read(resumed.path().join(&name)).unwrap();
         assert!(a == b, "{name} differs after resuming");
@@ -369,13 +396,16 @@ fn an_interrupted_solve_resumes_after_its_last_layer_to_the_same_bytes() {
 fn a_corrupt_layer_is_refused_by_solve_and_value_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     solve_into(dir.path(), 6);
-    let path = dir.path().join("default/layer-04.kpet");
+    let class = Class::DEFAULT;
+    let path = dir.path().join(format!("{class}/layer-04.kpet"));
     let mut bytes = std::fs::read(&path).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0x40;
     std::fs::write(&path, &bytes).unwrap();
     kpe()
-        .args(["solve", "--stones", "6", "--dir"])
+        .args(["solve", "--stones", "6"])
+        .args(rules())
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .code(3)
@@ -383,7 +413,9 @@ fn a_corrupt_layer_is_refused_by_solve_and_value_naming_the_file() {
             "layer-04.kpet: checksum mismatch",
         ));
     kpe()
-        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234", "--dir"])
+        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234"])
+        .args(rules())
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .code(3)
@@ -392,38 +424,104 @@ fn a_corrupt_layer_is_refused_by_solve_and_value_naming_the_file() {
         ));
     // A table of another class under this class's name.
     let other = tempfile::tempdir().unwrap();
+    let skip =
+        Class::of(covered().set(Switch::SkipOrigin, !covered().has(Switch::SkipOrigin))).unwrap();
     kpe()
-        .args(["solve", "--stones", "4", "--rules", "skip-origin", "--dir"])
+        .args([
+            "solve",
+            "--stones",
+            "4",
+            "--rules",
+            &skip.to_string(),
+            "--dir",
+        ])
         .arg(other.path())
         .assert()
         .success();
-    std::fs::copy(other.path().join("skip-origin/layer-04.kpet"), &path).unwrap();
+    std::fs::copy(other.path().join(format!("{skip}/layer-04.kpet")), &path).unwrap();
     kpe()
-        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234", "--dir"])
+        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234"])
+        .args(rules())
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .code(3)
-        .stderr(predicates::str::contains(
-            "header field `class` says `skip-origin`, expected `default`",
-        ));
+        .stderr(predicates::str::contains(format!(
+            "header field `class` says `{skip}`, expected `{class}`"
+        )));
 }
 
 #[test]
 fn kpe_value_without_a_table_or_for_repetition_says_why() {
     let dir = tempfile::tempdir().unwrap();
     kpe()
-        .args(["value", "1,0,0,0/1,0,0,0 S 22/24 1234/1234", "--dir"])
+        .args(["value", "1,0,0,0/1,0,0,0 S 22/24 1234/1234"])
+        .args(rules())
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .code(3)
-        .stderr(predicates::str::contains("no table of default in"))
+        .stderr(predicates::str::contains(format!(
+            "no table of {} in",
+            Class::DEFAULT
+        )))
         .stderr(predicates::str::contains("kpe solve"));
-    kpe()
-        .args(["value", "initial", "--rules", "end-on-repetition", "--dir"])
+    // `end-on-repetition` by the committed default, `default` once the
+    // default ends games on repetition: refused by solve, value and the
+    // perfect engine, naming the profile to ask for instead.
+    let repeating = covered().set(Switch::EndOnRepetition, true).to_string();
+    let refused = |args: &[&str]| {
+        kpe()
+            .args(args)
+            .arg("--dir")
+            .arg(dir.path())
+            .assert()
+            .stderr(predicates::str::contains(format!(
+                "no table covers `{repeating}`"
+            )))
+            .stderr(predicates::str::contains("depends on the game's history"))
+            .stderr(predicates::str::contains(format!(
+                "`--rules {}`",
+                covered()
+            )))
+    };
+    refused(&["value", "initial", "--rules", &repeating]).code(2);
+    refused(&["solve", "--stones", "2", "--rules", &repeating]).code(2);
+    let asked = format!(
+        r#"{{"type":"hello","protocol":1,"profile":"{repeating}"}}
+{{"type":"best","position":"0,0,2,1/1,0,0,2 S 20/22 1234/1234"}}
+{{"type":"quit"}}
+"#
+    );
+    let out = kpe()
+        .args(["engine", "--perfect", "--dir"])
         .arg(dir.path())
+        .write_stdin(asked)
         .assert()
-        .code(2)
-        .stderr(predicates::str::contains("depends on the game's history"));
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let reply = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        reply.contains(r#""type":"error""#)
+            && reply.contains(&format!("no table covers `{repeating}`")),
+        "{text}"
+    );
+    // Without `--rules` the default is asked for: refused the same way
+    // exactly when the default ends games on repetition (spec/SOLVE.md).
+    let bare = kpe()
+        .args(["solve", "--stones", "2", "--dir"])
+        .arg(dir.path())
+        .assert();
+    if Profile::DEFAULT.has(Switch::EndOnRepetition) {
+        bare.code(2)
+            .stderr(predicates::str::contains("no table covers `default`"))
+            .stderr(predicates::str::contains(format!(
+                "`--rules {}`",
+                covered()
+            )));
+    } else {
+        bare.success();
+    }
 }
 
 /// A small deterministic generator for sampling positions.
@@ -438,13 +536,15 @@ fn sample(seed: &mut u64, n: usize) -> usize {
 fn kpe_value_agrees_with_the_minimax_on_sampled_positions() {
     let dir = tempfile::tempdir().unwrap();
     solve_into(dir.path(), 8);
-    let want = minimax(&Graph::new(8, Profile::DEFAULT));
+    let want = minimax(&Graph::new(8, covered()));
     let all = positions(8);
     let mut seed = 7;
     for _ in 0..12 {
         let p = all[sample(&mut seed, all.len())];
         let out = kpe()
-            .args(["value", &p.to_string(), "--json", "--dir"])
+            .args(["value", &p.to_string(), "--json"])
+            .args(rules())
+            .arg("--dir")
             .arg(dir.path())
             .assert()
             .success();
@@ -471,7 +571,9 @@ fn kpe_value_prints_the_margin_the_best_moves_and_a_line_of_best_play() {
     solve_into(dir.path(), 6);
     // South takes N1's 2 (S4 lands there) and the game is over at once.
     kpe()
-        .args(["value", "0,0,0,1/1,0,0,0 S 24/22 1234/1234", "--dir"])
+        .args(["value", "0,0,0,1/1,0,0,0 S 24/22 1234/1234"])
+        .args(rules())
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .success()
@@ -488,7 +590,9 @@ fn kpe_value_prints_the_margin_the_best_moves_and_a_line_of_best_play() {
         .stdout(predicates::str::contains("source: the table"));
     // The chase: endless.
     kpe()
-        .args(["value", "1,0,0,0/1,0,0,0 N 22/24 1234/1234", "--dir"])
+        .args(["value", "1,0,0,0/1,0,0,0 N 22/24 1234/1234"])
+        .args(rules())
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .success()
@@ -506,12 +610,9 @@ fn before_the_lock_kpe_value_searches_down_to_the_table() {
     solve_into(dir.path(), 6);
     // North has one unused pit (N4, 6 stones) and must feed South with it.
     let out = kpe()
-        .args([
-            "value",
-            "0,0,0,0/0,0,0,6 N 42/0 1234/123-",
-            "--json",
-            "--dir",
-        ])
+        .args(["value", "0,0,0,0/0,0,0,6 N 42/0 1234/123-", "--json"])
+        .args(rules())
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .success();
@@ -533,7 +634,8 @@ fn kpe_engine_perfect_answers_a_best_request_with_a_table_move() {
     solve_into(dir.path(), 6);
     let p = "0,0,2,1/1,0,0,2 S 20/22 1234/1234";
     let input = format!(
-        "{{\"type\":\"hello\",\"protocol\":1,\"profile\":\"default\"}}\n{{\"type\":\"best\",\"position\":\"{p}\"}}\n{{\"type\":\"quit\"}}\n"
+        "{{\"type\":\"hello\",\"protocol\":1,\"profile\":\"{}\"}}\n{{\"type\":\"best\",\"position\":\"{p}\"}}\n{{\"type\":\"quit\"}}\n",
+        covered()
     );
     let out = kpe()
         .args(["engine", "--perfect", "--dir"])

@@ -445,10 +445,13 @@ mod tests {
             .iter()
             .map(|m| m.parse().unwrap())
             .collect();
-        let mut check = GameCheck::new(start, Profile::DEFAULT);
+        // Stated against the all-off profile (repetition=continues), so the
+        // game goes on past each recurrence whatever the default is.
+        let profile = Profile::ALL_OFF;
+        let mut check = GameCheck::new(start, profile);
         for k in 0..80_005 {
             let mv = cycle[k % cycle.len()];
-            let (next, _) = rules::play(&check.position, mv, Profile::DEFAULT).unwrap();
+            let (next, _) = rules::play(&check.position, mv, profile).unwrap();
             check.step(&Ply::new(mv, &next)).unwrap();
         }
         assert_eq!(check.history.len(), 8);
@@ -457,22 +460,19 @@ mod tests {
         // passes no position twice, and that the rules replay.
         let mut at = start;
         for &mv in &cycle {
-            let path = check.history.path(at, Profile::DEFAULT).unwrap();
+            let path = check.history.path(at, profile).unwrap();
             assert!(path.len() < 8, "{path:?}");
-            let game = Game::replay(at, Profile::DEFAULT, &path).unwrap();
+            let game = Game::replay(at, profile, &path).unwrap();
             assert_eq!(game.current(), &check.position);
-            at = rules::play(&at, mv, Profile::DEFAULT).unwrap().0;
+            at = rules::play(&at, mv, profile).unwrap().0;
         }
         // The current position came before: the moves back to it.
-        let cycle_back = check.history.cycle(Profile::DEFAULT).unwrap();
+        let cycle_back = check.history.cycle(profile).unwrap();
         assert_eq!(cycle_back.len(), 8);
-        let game = Game::replay(check.position, Profile::DEFAULT, &cycle_back).unwrap();
+        let game = Game::replay(check.position, profile, &cycle_back).unwrap();
         assert_eq!(game.current(), &check.position);
         // A position outside the stretch has no way.
-        assert_eq!(
-            check.history.path(Position::initial(), Profile::DEFAULT),
-            None
-        );
+        assert_eq!(check.history.path(Position::initial(), profile), None);
     }
 
     #[test]
@@ -481,7 +481,9 @@ mod tests {
         // whether each position came before, and a way from earlier
         // positions to the current one. Long stretches are searched by
         // the map, short ones straight through; both must be reached.
-        let profile = Profile::DEFAULT;
+        // Stated against the all-off profile (repetition=continues), so the
+        // game goes on past each recurrence whatever the default is.
+        let profile = Profile::ALL_OFF;
         let (mut long_stretches, mut seen_in_long) = (0, 0);
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..400 {

@@ -90,7 +90,10 @@ pub enum Bug {
     NotOwnBeforeGameOver,
     /// END-3: the engine keeps the game it is asked about (each move played
     /// on the position it gave last) and ends it the first time a position
-    /// recurs, while claiming the default reading. The only bug with state.
+    /// recurs, under any profile. A bug of one reading's value: it shows
+    /// while the engine claims `repetition=continues` (the committed
+    /// default), which is what tests/bug_corpus.rs claims for it whatever
+    /// the default is. The only bug with state.
     EndsOnRepetition,
     /// LOCK-2, in perft only: the engine's perft remembers subtree counts by
     /// a key in which the two players' used-pit rows alias (their union),

@@ -85,12 +85,22 @@ pub struct NotCovered {
     pub profile: Profile,
 }
 
+impl NotCovered {
+    /// The covered profile nearest the one asked for: the same readings
+    /// with no repetition rule (`repetition=continues`).
+    #[must_use]
+    pub const fn nearest(self) -> Profile {
+        self.profile.set(Switch::EndOnRepetition, false)
+    }
+}
+
 impl fmt::Display for NotCovered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "no table covers `{}`: under end-on-repetition (I5, END-3) a position's value depends on the game's history, not on the position alone (spec/SOLVE.md)",
-            self.profile
+            "no table covers `{}`: under end-on-repetition (I5, END-3) a position's value depends on the game's history, not on the position alone (spec/SOLVE.md); the same readings with no repetition rule are `--rules {}`",
+            self.profile,
+            self.nearest()
         )
     }
 }
@@ -115,6 +125,16 @@ mod tests {
                 assert!(owners.is_empty(), "{profile}");
                 let e = Class::of(profile).unwrap_err();
                 assert!(e.to_string().contains("history"), "{e}");
+                // It names the profile to ask for instead, which is covered.
+                let nearest = e.nearest();
+                assert!(
+                    e.to_string().ends_with(&format!("`--rules {nearest}`")),
+                    "{e}"
+                );
+                assert_eq!(
+                    Class::of(nearest).unwrap().covers()[0],
+                    nearest.set(Switch::StrictLock, false)
+                );
             } else {
                 assert_eq!(owners, [&Class::of(profile).unwrap()], "{profile}");
             }

@@ -316,6 +316,7 @@ fn parse(path: &Path, bytes: &[u8], class: Class, stones: u8) -> Result<LayerDat
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Switch;
 
     fn sample(stones: u8) -> LayerData {
         let n = layer_size(stones) as usize;
@@ -331,17 +332,23 @@ mod tests {
     fn a_written_layer_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let data = sample(4);
-        let path = write(dir.path(), Class::DEFAULT, 4, &data).unwrap();
+        // The class is named by its profile against the default: `default`
+        // with the committed one, `repetition=continues` once the default
+        // ends on repetition (no table covers that one).
+        let class = Class::DEFAULT;
+        let path = write(dir.path(), class, 4, &data).unwrap();
         assert!(
-            path.ends_with("default/layer-04.kpet"),
+            path.ends_with(format!("{class}/layer-04.kpet")),
             "{}",
             path.display()
         );
-        assert_eq!(read(dir.path(), Class::DEFAULT, 4).unwrap(), data);
+        assert_eq!(read(dir.path(), class, 4).unwrap(), data);
         let text = fs::read(&path).unwrap();
-        assert!(text.starts_with(
-            b"kpe-solve-table\nformat: 1\nclass: default\ncovers: default strict-lock\n"
-        ));
+        let [without, with] = class.covers();
+        let header =
+            format!("kpe-solve-table\nformat: 1\nclass: {class}\ncovers: {without} {with}\n");
+        assert!(text.starts_with(header.as_bytes()), "{header}");
+        assert_eq!(with.written_against(without), "strict-lock");
     }
 
     #[test]
@@ -366,14 +373,15 @@ mod tests {
         let e = refused(&good[..good.len() - 10], Class::DEFAULT, 4);
         assert!(matches!(e, TableError::Length { .. }), "{e}");
         // Another class's file under this class's name.
-        let other = Class::of("skip-origin".parse().unwrap()).unwrap();
+        let mine = Class::DEFAULT.profile();
+        let other = Class::of(mine.set(Switch::SkipOrigin, !mine.has(Switch::SkipOrigin))).unwrap();
         let foreign = fs::read(write(dir.path(), other, 4, &sample(4)).unwrap()).unwrap();
         let e = refused(&foreign, Class::DEFAULT, 4);
-        assert!(
-            e.to_string()
-                .contains("header field `class` says `skip-origin`, expected `default`"),
-            "{e}"
+        let says = format!(
+            "header field `class` says `{other}`, expected `{}`",
+            Class::DEFAULT
         );
+        assert!(e.to_string().contains(&says), "{e}");
         // Not a layer file at all.
         let e = refused(b"hello\n\nworld", Class::DEFAULT, 4);
         assert!(matches!(e, TableError::NotATable { .. }), "{e}");

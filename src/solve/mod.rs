@@ -12,13 +12,16 @@
 //!
 //! ```
 //! use kpe::solve::{Budget, Class, Table, analyse};
-//! use kpe::{Position, Profile};
+//! use kpe::Position;
 //!
 //! // The chase: one stone each, four pits apart. Neither player can ever
 //! // capture, so best play goes round for ever and is worth 0 (endless).
+//! // The default's class: its readings with no repetition rule, which no
+//! // table covers (the default itself unless it ends games on repetition).
 //! let table = Table::in_memory(Class::DEFAULT, 4);
 //! let chase: Position = "1,0,0,0/1,0,0,0 S 22/24 1234/1234".parse()?;
-//! let value = analyse(&table, &chase, Profile::DEFAULT, Budget::default())?;
+//! let rules = Class::DEFAULT.profile();
+//! let value = analyse(&table, &chase, rules, Budget::default())?;
 //! assert_eq!((value.margin, value.endless), (Some(0), true));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
