@@ -234,7 +234,10 @@ fn a_diverging_transcript_shows_its_group_by_a_board_with_the_differing_pits() {
     let reading = json["summary"]["reading"]["text"].as_str().unwrap();
     assert!(reading.contains("skip-origin"), "{reading}");
     assert!(
-        block.contains(&format!("claimed default, but {reading}")),
+        block.contains(&format!(
+            "claimed {}, but {reading}",
+            kpe::Profile::ALL_OFF.written_against(kpe::Profile::DEFAULT)
+        )),
         "{block}"
     );
     check_groups(&doc, &json);

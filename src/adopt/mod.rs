@@ -94,12 +94,34 @@ pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
             AdoptError::Malformed(perft_path.clone(), format!("line {line}: {e}"))
         })?;
 
+    // The sample transcripts and example manifests keep the profile they
+    // claim: `"profile": "default"` becomes the old default written
+    // against the new one.
+    let mut samples = Vec::new();
+    for dir in SAMPLE_DIRS {
+        for path in json_files(&root.join(dir))? {
+            let text = read(&path)?;
+            let (new, lines) =
+                rewrite_profile_fields(&text, before, after).map_err(|(line, e)| {
+                    AdoptError::Malformed(path.clone(), format!("line {line}: {e}"))
+                })?;
+            if lines > 0 {
+                let relative = path.strip_prefix(root).unwrap_or(&path).to_owned();
+                samples.push((path, relative, new, lines));
+            }
+        }
+    }
+
     let reword = prose_to_reword(root, switch)?;
     let mut changed = vec![(PathBuf::from(DEFAULT_FILE), 1)];
     write(&default_path, &new_default)?;
     if perft_lines > 0 {
         write(&perft_path, &new_perft)?;
         changed.push((PathBuf::from(PERFT_FILE), perft_lines));
+    }
+    for (path, relative, text, lines) in samples {
+        write(&path, &text)?;
+        changed.push((relative, lines));
     }
     Ok(Adoption {
         switch,
@@ -172,6 +194,64 @@ pub fn rewrite_rules_lines(
                 out.push(format!("{indent}rules: {new}"));
             }
             _ => out.push(line.to_owned()),
+        }
+    }
+    Ok((out.join("\n"), changed))
+}
+
+/// The folders whose JSON files (sample transcripts, example engine
+/// manifests) claim a profile that `kpe adopt` keeps.
+const SAMPLE_DIRS: [&str; 2] = ["examples/transcripts", "examples/engines"];
+
+/// The `.json` files directly in `dir`, in name order; none when `dir` does
+/// not exist.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, AdoptError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(AdoptError::Io(dir.to_owned(), e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| AdoptError::Io(dir.to_owned(), e))?.path();
+        if path.extension().is_some_and(|x| x == "json") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Rewrites each `"profile": "PROFILE"` line of a JSON file (the field as
+/// kpe's files write it, one to a line) so that it names the same profile
+/// against the new default. Returns the text and the number of lines
+/// changed, or the 1-based line of a profile that cannot be read.
+pub fn rewrite_profile_fields(
+    text: &str,
+    before: Profile,
+    after: Profile,
+) -> Result<(String, usize), (usize, String)> {
+    const KEY: &str = "\"profile\": \"";
+    let mut changed = 0;
+    let mut out = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let field = trimmed
+            .strip_prefix(KEY)
+            .and_then(|rest| rest.split_once('"'))
+            .filter(|(written, _)| !written.contains('\\'));
+        match field {
+            Some((written, tail)) => {
+                let profile =
+                    Profile::read_against(written, before).map_err(|e| (i + 1, e.to_string()))?;
+                let new = profile.written_against(after);
+                if new != written {
+                    changed += 1;
+                }
+                out.push(format!("{indent}{KEY}{new}\"{tail}"));
+            }
+            None => out.push(line.to_owned()),
         }
     }
     Ok((out.join("\n"), changed))
@@ -293,6 +373,29 @@ mod tests {
         assert_eq!(rewrite_rules_lines(&new, after, before).unwrap().0, text);
         let bad = rewrite_rules_lines("x:\n    rules: bogus\n", before, after).unwrap_err();
         assert_eq!(bad.0, 2);
+    }
+
+    #[test]
+    fn profile_fields_keep_their_profile_and_come_back_byte_for_byte() {
+        let before = Profile::ALL_OFF;
+        let after = before.set(Switch::EndOnRepetition, true);
+        let text = "{\n  \"format\": \"kpe-transcript\",\n  \"profile\": \"default\",\n  \"games\": []\n}\n";
+        let (adopted, n) = rewrite_profile_fields(text, before, after).unwrap();
+        assert_eq!(n, 1);
+        let line = adopted.lines().nth(2).unwrap();
+        let written = line
+            .trim()
+            .trim_start_matches("\"profile\": \"")
+            .trim_end_matches("\",");
+        assert_eq!(
+            Profile::read_against(written, after).unwrap(),
+            before,
+            "{adopted}"
+        );
+        let (back, m) = rewrite_profile_fields(&adopted, after, before).unwrap();
+        assert_eq!((back.as_str(), m), (text, 1));
+        let bad = "  \"profile\": \"no-such-switch\",\n";
+        assert_eq!(rewrite_profile_fields(bad, before, after).unwrap_err().0, 1);
     }
 
     #[test]
