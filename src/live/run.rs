@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::engine::{Engine, EngineInfo};
-use super::manifest::{Manifest, Profiles};
+use super::manifest::{Manifest, PerftPlan, Profiles};
 use super::schedule::{self, Done, Planned, Settings};
 use super::shrink::shrink;
 use super::units::{
@@ -287,51 +287,21 @@ fn prepare(
         options.starts.clone()
     };
     let mut summary = Summary::default();
-    let mut all: Vec<Planned> = Vec::new();
-    for (index, &profile) in profiles.iter().enumerate() {
-        let mut units: Vec<Box<dyn Unit>> = Vec::new();
-        units.extend(
-            scenario_units(&suite_dir, &suite, profile)
-                .into_iter()
-                .map(|u| Box::new(u) as Box<dyn Unit>),
-        );
-        let (perft, cut) = perft_units(&suite, profile, perft_plan.max_depth, perft_plan.max_nodes);
-        if let Some(depth) = cut {
-            summary.note(format!(
-                "perft from the initial position checked to depth {depth} only: deeper counts exceed the budget of {} nodes",
-                perft_plan.max_nodes
-            ));
-        }
-        units.extend(perft.into_iter().map(|u| Box::new(u) as Box<dyn Unit>));
-        units.extend(
-            random_units(seed, games, max_plies, &starts)
-                .into_iter()
-                .map(|u| Box::new(u) as Box<dyn Unit>),
-        );
-        units.extend(
-            super::units::edge_units(profile, seed)
-                .into_iter()
-                .map(|u| Box::new(u) as Box<dyn Unit>),
-        );
-        all.extend(units.into_iter().map(|unit| Planned {
-            profile_index: index,
-            profile,
-            seq: 0,
-            unit,
-        }));
-    }
-    let before = all.len();
-    let mut plan: Vec<Planned> = all
-        .into_iter()
-        .filter(|p| options.policy.selects(&p.unit.id(), p.unit.rules()))
-        .collect();
-    let left_out = before - plan.len();
-    if left_out > 0 {
-        summary.note(format!("{left_out} units left out by --only/--skip"));
-    }
-    for (k, planned) in plan.iter_mut().enumerate() {
-        planned.seq = k as u64;
-    }
+    let random = RandomPlan {
+        seed,
+        games,
+        max_plies,
+        starts: &starts,
+    };
+    let all = every_unit(
+        &suite_dir,
+        &suite,
+        &profiles,
+        perft_plan,
+        &random,
+        &mut summary,
+    );
+    let mut plan = selected(all, options, &mut summary);
     // Coverage of the whole plan, before the shard's share is taken: every
     // shard reports the same, so that merged shards say what the
     // unsharded run says.
@@ -375,6 +345,80 @@ fn prepare(
         seed,
         roots,
     })
+}
+
+/// The random games of a plan: how many, from which seed and starts, and
+/// how long each may be.
+struct RandomPlan<'a> {
+    seed: u64,
+    games: u32,
+    max_plies: u32,
+    starts: &'a [Position],
+}
+
+/// Every unit of the run, profile by profile: the suite's scenarios, perft,
+/// the random games and the edge positions. A perft cut by the node budget
+/// is noted in `summary`.
+fn every_unit(
+    suite_dir: &Path,
+    suite: &Suite,
+    profiles: &[Profile],
+    perft_plan: PerftPlan,
+    random: &RandomPlan<'_>,
+    summary: &mut Summary,
+) -> Vec<Planned> {
+    let mut all: Vec<Planned> = Vec::new();
+    for (index, &profile) in profiles.iter().enumerate() {
+        let mut units: Vec<Box<dyn Unit>> = Vec::new();
+        units.extend(
+            scenario_units(suite_dir, suite, profile)
+                .into_iter()
+                .map(|u| Box::new(u) as Box<dyn Unit>),
+        );
+        let (perft, cut) = perft_units(suite, profile, perft_plan.max_depth, perft_plan.max_nodes);
+        if let Some(depth) = cut {
+            summary.note(format!(
+                "perft from the initial position checked to depth {depth} only: deeper counts exceed the budget of {} nodes",
+                perft_plan.max_nodes
+            ));
+        }
+        units.extend(perft.into_iter().map(|u| Box::new(u) as Box<dyn Unit>));
+        units.extend(
+            random_units(random.seed, random.games, random.max_plies, random.starts)
+                .into_iter()
+                .map(|u| Box::new(u) as Box<dyn Unit>),
+        );
+        units.extend(
+            super::units::edge_units(profile, random.seed)
+                .into_iter()
+                .map(|u| Box::new(u) as Box<dyn Unit>),
+        );
+        all.extend(units.into_iter().map(|unit| Planned {
+            profile_index: index,
+            profile,
+            seq: 0,
+            unit,
+        }));
+    }
+    all
+}
+
+/// The units `--only` and `--skip` select, numbered in plan order; how many
+/// were left out is noted in `summary`.
+fn selected(all: Vec<Planned>, options: &LiveOptions, summary: &mut Summary) -> Vec<Planned> {
+    let before = all.len();
+    let mut plan: Vec<Planned> = all
+        .into_iter()
+        .filter(|p| options.policy.selects(&p.unit.id(), p.unit.rules()))
+        .collect();
+    let left_out = before - plan.len();
+    if left_out > 0 {
+        summary.note(format!("{left_out} units left out by --only/--skip"));
+    }
+    for (k, planned) in plan.iter_mut().enumerate() {
+        planned.seq = k as u64;
+    }
+    plan
 }
 
 /// The certificate's part that `options` decide alone: the protocol, the
@@ -509,22 +553,7 @@ pub fn check_engine(
     let rows = name_readings(&mut done, &mut spares, options, seed, &roots, &spool);
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
     let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
-    if let Some(note) = slow_start_note(&units, manifest.timeouts.start_ms) {
-        summary.note(note);
-    }
-    if let Some(signal) = super::interrupt::interrupted() {
-        summary.interrupted = Some(signal.to_string());
-    } else if options.shard.is_none() {
-        // A shard sees only its share: the lines for the others' units
-        // would all be noted.
-        let mut unmatched = crate::reporter::Unmatched::new(&options.policy);
-        for unit in &units {
-            unmatched.see(unit);
-        }
-        for note in unmatched.notes() {
-            summary.note(note);
-        }
-    }
+    closing_notes(&mut summary, &units, manifest.timeouts.start_ms, options);
     let info = info.or(ran.info);
     run.engine = info.as_ref().map(|i| TranscriptEngine {
         name: i.name.clone(),
@@ -554,6 +583,32 @@ pub fn check_engine(
         time: ran.time,
         notes,
     })
+}
+
+/// The summary's last notes: a slow engine start, the signal that stopped
+/// the run, or the `--expect-fail` lines that matched no unit.
+fn closing_notes(
+    summary: &mut Summary,
+    units: &[UnitResult],
+    start_ms: u64,
+    options: &LiveOptions,
+) {
+    if let Some(note) = slow_start_note(units, start_ms) {
+        summary.note(note);
+    }
+    if let Some(signal) = super::interrupt::interrupted() {
+        summary.interrupted = Some(signal.to_string());
+    } else if options.shard.is_none() {
+        // A shard sees only its share: the lines for the others' units
+        // would all be noted.
+        let mut unmatched = crate::reporter::Unmatched::new(&options.policy);
+        for unit in units {
+            unmatched.see(unit);
+        }
+        for note in unmatched.notes() {
+            summary.note(note);
+        }
+    }
 }
 
 /// The edge coverage of `profile` as the report's note: one line per
