@@ -345,6 +345,13 @@ impl UnitResult {
         }
     }
 
+    /// What is left where a result was moved out of (empty strings, no
+    /// heap): never reported.
+    #[must_use]
+    pub(crate) fn moved_out() -> UnitResult {
+        UnitResult::new(String::new(), String::new(), None, 0, Verdict::Skipped)
+    }
+
     /// A unit that conformed over `plies` plies.
     #[must_use]
     pub fn conforming(
