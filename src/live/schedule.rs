@@ -270,7 +270,7 @@ impl Worker<'_> {
                 break;
             }
             runs += 1;
-            retried.extend(done.result.error.take());
+            retried.extend(done.result.error.take().map(|e| *e));
             retried.append(&mut again.result.retried);
             done = again;
         }
