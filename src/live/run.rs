@@ -552,7 +552,8 @@ pub fn check_engine(
     }
     let rows = name_readings(&mut done, &mut spares, options, seed, &roots, &spool);
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
-    let units = report_units(&mut summary, rows, &done, &ran.shutdown, options);
+    let mut shutdown = ran.shutdown;
+    let units = report_units(&mut summary, rows, done, &mut shutdown, options);
     closing_notes(&mut summary, &units, manifest.timeouts.start_ms, options);
     let info = info.or(ran.info);
     run.engine = info.as_ref().map(|i| TranscriptEngine {
@@ -842,7 +843,7 @@ fn run_probe(
     let answered = facts.iter().any(|(q, _)| *q == probe.question());
     done.push(Done {
         result: unit,
-        found,
+        found: found.map(Box::new),
         rules,
         facts,
         spooled: None,
@@ -856,21 +857,24 @@ fn run_probe(
 fn report_units(
     summary: &mut Summary,
     rows: Vec<Row>,
-    done: &[Done],
-    shutdown: &[Done],
+    mut done: Vec<Done>,
+    shutdown: &mut [Done],
     options: &LiveOptions,
 ) -> Vec<UnitResult> {
-    let mut units: Vec<UnitResult> = Vec::new();
+    let mut units: Vec<UnitResult> = Vec::with_capacity(done.len() + shutdown.len());
     let several = rows.len() > 1;
     for (index, profile, reading, explanations, records) in rows {
         let mut counts = crate::reporter::Counts::default();
         let mut records = records.into_iter();
         let mine = done
-            .iter()
+            .iter_mut()
             .filter(|d| d.profile_index == index)
-            .chain(shutdown.iter().filter(|d| d.profile_index == index));
+            .chain(shutdown.iter_mut().filter(|d| d.profile_index == index));
         for d in mine {
-            let mut unit = d.result.clone();
+            // Each result is moved into the report, not copied: the units
+            // are held once, whatever `--games` is.
+            let mut unit = std::mem::replace(&mut d.result, UnitResult::moved_out());
+            d.found = None;
             if !several {
                 unit.profile = None;
             }

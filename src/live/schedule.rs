@@ -40,7 +40,7 @@ pub struct Done {
     /// The result, as reported.
     pub result: UnitResult,
     /// The first wrong answer, for shrinking.
-    pub found: Option<Diverging>,
+    pub found: Option<Box<Diverging>>,
     /// Rules exercised by the answers that agreed.
     pub rules: RuleSet,
     /// Questions asked, with the engine's answers, kept in memory (those
@@ -270,7 +270,7 @@ impl Worker<'_> {
                 break;
             }
             runs += 1;
-            retried.extend(done.result.error.take());
+            retried.extend(done.result.error.take().map(|e| *e));
             retried.append(&mut again.result.retried);
             done = again;
         }
@@ -334,7 +334,7 @@ impl Worker<'_> {
         policy.classify(&mut result);
         Done {
             result,
-            found,
+            found: found.map(Box::new),
             rules,
             facts,
             spooled,
@@ -404,17 +404,18 @@ pub fn run(plan: &[Planned], settings: &Settings<'_>) -> Ran {
     // Those not reached after an interruption are left out.
     let mut done: Vec<Done> = state.results.into_iter().map_while(|slot| slot).collect();
     // The stopping rules once more, in plan order, so that what a worker
-    // ran early because it did not know yet is reported as not run.
-    let mut results: Vec<UnitResult> = done.iter().map(|d| d.result.clone()).collect();
-    crate::reporter::normalize(&mut results, settings.policy.max_failures);
-    for (d, result) in done.iter_mut().zip(results) {
-        if result.verdict == Verdict::Skipped && d.result.verdict != Verdict::Skipped {
-            d.facts.clear();
+    // ran early because it did not know yet is reported as not run: each
+    // result in place, with no copy of them all.
+    let mut stop = crate::reporter::StopState::default();
+    for d in &mut done {
+        let ran = d.result.verdict != Verdict::Skipped;
+        stop.normalize(&mut d.result, settings.policy.max_failures);
+        if ran && d.result.verdict == Verdict::Skipped {
+            d.facts = Vec::new();
             d.spooled = None;
             d.found = None;
             d.rules = RuleSet::new();
         }
-        d.result = result;
     }
     Ran {
         done,

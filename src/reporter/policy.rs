@@ -378,30 +378,7 @@ pub fn stop_reason<'a>(
 pub fn normalize(units: &mut [UnitResult], max_failures: Option<u64>) {
     let mut state = StopState::default();
     for unit in units.iter_mut() {
-        let static_skip = unit.verdict == Verdict::Skipped
-            && !unit
-                .reason
-                .as_deref()
-                .is_some_and(|r| r.starts_with("not run:"));
-        let gave_up = unit
-            .reason
-            .as_deref()
-            .is_some_and(|r| r.contains("gave up"));
-        if !static_skip
-            && !gave_up
-            && let Some(reason) = state.reason(&unit.kind, &unit.id, unit.profile, max_failures)
-        {
-            let mut skipped = UnitResult::skipped(
-                unit.kind.clone(),
-                unit.id.clone(),
-                unit.location.clone(),
-                reason,
-            );
-            skipped.profile = unit.profile;
-            skipped.seq = unit.seq;
-            *unit = skipped;
-        }
-        state.record(unit);
+        state.normalize(unit, max_failures);
     }
 }
 
@@ -427,6 +404,37 @@ impl StopState {
             .iter()
             .find(|(p, _)| *p == profile)
             .map(|(_, s)| s)
+    }
+
+    /// One step of [`normalize`]: `unit`, the next in plan order, reported
+    /// as not run when the rules say it should not have run after the units
+    /// counted so far, then counted in. A run normalizes its units one at a
+    /// time, as they finish, without holding them all.
+    pub fn normalize(&mut self, unit: &mut UnitResult, max_failures: Option<u64>) {
+        let static_skip = unit.verdict == Verdict::Skipped
+            && !unit
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("not run:"));
+        let gave_up = unit
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("gave up"));
+        if !static_skip
+            && !gave_up
+            && let Some(reason) = self.reason(&unit.kind, &unit.id, unit.profile, max_failures)
+        {
+            let mut skipped = UnitResult::skipped(
+                unit.kind.clone(),
+                unit.id.clone(),
+                unit.location.clone(),
+                reason,
+            );
+            skipped.profile = unit.profile;
+            skipped.seq = unit.seq;
+            *unit = skipped;
+        }
+        self.record(unit);
     }
 
     /// Counts `unit` in, as one of the earlier units of those after it.

@@ -306,8 +306,9 @@ pub struct UnitResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Box<Divergence>>,
     /// What went wrong with the engine, when it errored.
+    // Boxed: most units have none, and a live run holds every result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<EngineError>,
+    pub error: Option<Box<EngineError>>,
     /// The engine errors of the earlier runs of this unit (`--retries N`),
     /// oldest first: a unit that then conforms is *flaky*.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -345,6 +346,13 @@ impl UnitResult {
         }
     }
 
+    /// What is left where a result was moved out of (empty strings, no
+    /// heap): never reported.
+    #[must_use]
+    pub(crate) fn moved_out() -> UnitResult {
+        UnitResult::new(String::new(), String::new(), None, 0, Verdict::Skipped)
+    }
+
     /// A unit that conformed over `plies` plies.
     #[must_use]
     pub fn conforming(
@@ -380,7 +388,7 @@ impl UnitResult {
         error: EngineError,
     ) -> UnitResult {
         let mut unit = UnitResult::new(kind, id, location, plies, Verdict::Errored);
-        unit.error = Some(error);
+        unit.error = Some(Box::new(error));
         unit
     }
 
