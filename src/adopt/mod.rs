@@ -178,23 +178,38 @@ pub fn rewrite_rules_lines(
     before: Profile,
     after: Profile,
 ) -> Result<(String, usize), (usize, String)> {
+    rewrite_profiles(text, before, after, |line| {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let written = trimmed.strip_prefix("rules: ").filter(|_| indent > 0)?;
+        Some(line.len() - written.len()..line.len())
+    })
+}
+
+/// Rewrites the profile that `find` locates in each line of `text` (its
+/// byte range) so that it names the same profile against `after` as it did
+/// against `before`; other lines are kept. Returns the text and the number
+/// of lines changed, or the 1-based line of a profile that cannot be read.
+fn rewrite_profiles(
+    text: &str,
+    before: Profile,
+    after: Profile,
+    find: impl Fn(&str) -> Option<std::ops::Range<usize>>,
+) -> Result<(String, usize), (usize, String)> {
     let mut changed = 0;
     let mut out = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
-        let trimmed = line.trim_start();
-        let indent = &line[..line.len() - trimmed.len()];
-        match trimmed.strip_prefix("rules: ") {
-            Some(written) if !indent.is_empty() => {
-                let profile =
-                    Profile::read_against(written, before).map_err(|e| (i + 1, e.to_string()))?;
-                let new = profile.written_against(after);
-                if new != written {
-                    changed += 1;
-                }
-                out.push(format!("{indent}rules: {new}"));
-            }
-            _ => out.push(line.to_owned()),
+        let Some(at) = find(line) else {
+            out.push(line.to_owned());
+            continue;
+        };
+        let written = &line[at.clone()];
+        let profile = Profile::read_against(written, before).map_err(|e| (i + 1, e.to_string()))?;
+        let new = profile.written_against(after);
+        if new != written {
+            changed += 1;
         }
+        out.push(format!("{}{new}{}", &line[..at.start], &line[at.end..]));
     }
     Ok((out.join("\n"), changed))
 }
@@ -232,29 +247,12 @@ pub fn rewrite_profile_fields(
     after: Profile,
 ) -> Result<(String, usize), (usize, String)> {
     const KEY: &str = "\"profile\": \"";
-    let mut changed = 0;
-    let mut out = Vec::new();
-    for (i, line) in text.split('\n').enumerate() {
+    rewrite_profiles(text, before, after, |line| {
         let trimmed = line.trim_start();
-        let indent = &line[..line.len() - trimmed.len()];
-        let field = trimmed
-            .strip_prefix(KEY)
-            .and_then(|rest| rest.split_once('"'))
-            .filter(|(written, _)| !written.contains('\\'));
-        match field {
-            Some((written, tail)) => {
-                let profile =
-                    Profile::read_against(written, before).map_err(|e| (i + 1, e.to_string()))?;
-                let new = profile.written_against(after);
-                if new != written {
-                    changed += 1;
-                }
-                out.push(format!("{indent}{KEY}{new}\"{tail}"));
-            }
-            None => out.push(line.to_owned()),
-        }
-    }
-    Ok((out.join("\n"), changed))
+        let (written, _) = trimmed.strip_prefix(KEY)?.split_once('"')?;
+        let start = line.len() - trimmed.len() + KEY.len();
+        (!written.contains('\\')).then(|| start..start + written.len())
+    })
 }
 
 /// Lines of prose that state which value of `switch` is the default: the
