@@ -1,7 +1,8 @@
 //! `kpe adopt` on a temporary copy of the repository's data (spec/ and
 //! conformance/, the only places it reads or writes): for every reading it
 //! flips exactly that reading in spec/default.yaml, keeps every perft
-//! table's profile the same under its new name, lists the RULES.md prose to
+//! table's profile the same under its new name (the suite's and the
+//! example in spec/SCENARIOS.md), lists the RULES.md prose to
 //! reword, touches no other file, and adopting again restores every file
 //! byte for byte. That the whole test suite then passes with the new default
 //! compiled in is what `.ci/adopt-all` checks (it rebuilds, so it is not run
@@ -89,13 +90,16 @@ fn adopting_each_reading_flips_it_keeps_the_perft_trees_and_twice_restores_every
                 i + 1
             );
         }
-        // Only the two data files changed.
+        // Only the default and the perft tables changed: the suite's and
+        // the example table in spec/SCENARIOS.md, whose `rules: default`
+        // names the old default under its new name.
         let now = files(tmp.path());
         let changed: Vec<&PathBuf> = now.keys().filter(|p| now[*p] != original[*p]).collect();
         assert_eq!(
             changed,
             [
                 Path::new("conformance/perft.yaml"),
+                Path::new("spec/SCENARIOS.md"),
                 Path::new("spec/default.yaml")
             ]
         );

@@ -22,6 +22,15 @@ use crate::profile::{Profile, Switch, parse_default_file};
 pub const DEFAULT_FILE: &str = "spec/default.yaml";
 /// The perft tables, whose `rules:` strings are rewritten.
 pub const PERFT_FILE: &str = "conformance/perft.yaml";
+/// Every file that holds perft tables: the suite's, the test fixtures' and
+/// the example in spec/SCENARIOS.md. Each `rules:` profile in them is
+/// rewritten; a file that does not exist is passed over.
+pub const PERFT_FILES: [&str; 4] = [
+    PERFT_FILE,
+    "tests/fixtures/scenarios/good/perft.yaml",
+    "tests/fixtures/scenarios/badperft/perft.yaml",
+    "spec/SCENARIOS.md",
+];
 
 /// What one adoption did.
 #[derive(Debug)]
@@ -87,12 +96,21 @@ pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
         )
     })?;
 
-    let perft_path = root.join(PERFT_FILE);
-    let perft_text = read(&perft_path)?;
-    let (new_perft, perft_lines) =
-        rewrite_rules_lines(&perft_text, before, after).map_err(|(line, e)| {
-            AdoptError::Malformed(perft_path.clone(), format!("line {line}: {e}"))
+    // Perft tables keep counting the same trees under their new names.
+    let mut tables = Vec::new();
+    for file in PERFT_FILES {
+        let path = root.join(file);
+        let text = match fs::read_to_string(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && file != PERFT_FILE => continue,
+            other => other.map_err(|e| AdoptError::Io(path.clone(), e))?,
+        };
+        let (new, lines) = rewrite_rules_lines(&text, before, after).map_err(|(line, e)| {
+            AdoptError::Malformed(path.clone(), format!("line {line}: {e}"))
         })?;
+        if lines > 0 {
+            tables.push((path, PathBuf::from(file), new, lines));
+        }
+    }
 
     // The sample transcripts and example manifests keep the profile they
     // claim: `"profile": "default"` becomes the old default written
@@ -115,11 +133,7 @@ pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
     let reword = prose_to_reword(root, switch)?;
     let mut changed = vec![(PathBuf::from(DEFAULT_FILE), 1)];
     write(&default_path, &new_default)?;
-    if perft_lines > 0 {
-        write(&perft_path, &new_perft)?;
-        changed.push((PathBuf::from(PERFT_FILE), perft_lines));
-    }
-    for (path, relative, text, lines) in samples {
+    for (path, relative, text, lines) in tables.into_iter().chain(samples) {
         write(&path, &text)?;
         changed.push((relative, lines));
     }
@@ -170,9 +184,11 @@ fn flip_line(text: &str, switch: Switch, after: Profile) -> Option<String> {
     found.then(|| lines.join("\n"))
 }
 
-/// Rewrites each `rules: PROFILE` line of a perft file so that it names the
-/// same profile against the new default. Returns the text and the number of
-/// lines changed, or the 1-based line of a profile that cannot be read.
+/// Rewrites each indented `rules: PROFILE` line of a perft file so that it
+/// names the same profile against the new default; a comment after the
+/// profile is kept, and a scenario's rule list (`rules: [SOW-4]`) is not a
+/// profile. Returns the text and the number of lines changed, or the
+/// 1-based line of a profile that cannot be read.
 pub fn rewrite_rules_lines(
     text: &str,
     before: Profile,
@@ -182,7 +198,12 @@ pub fn rewrite_rules_lines(
         let trimmed = line.trim_start();
         let indent = line.len() - trimmed.len();
         let written = trimmed.strip_prefix("rules: ").filter(|_| indent > 0)?;
-        Some(line.len() - written.len()..line.len())
+        if written.starts_with('[') {
+            return None;
+        }
+        let start = line.len() - written.len();
+        let end = written.find(char::is_whitespace).unwrap_or(written.len());
+        Some(start..start + end)
     })
 }
 
@@ -361,12 +382,13 @@ mod tests {
 
     #[test]
     fn rules_lines_keep_their_profile_and_come_back_byte_for_byte() {
-        let text = "tables:\n  - id: a\n    rules: default\n  - id: b\n    rules: skip-origin,strict-lock\n";
+        let text = "tables:\n  - id: a\n    rules: default   # a comment\n  - id: b\n    rules: skip-origin,strict-lock\n  - id: s\n    rules: [SOW-4]\n";
         let before = Profile::ALL_OFF;
         let after = before.set(Switch::SkipOrigin, true);
         let (new, n) = rewrite_rules_lines(text, before, after).unwrap();
         assert_eq!(n, 2);
-        assert!(new.contains("rules: origin=sown\n"), "{new}");
+        assert!(new.contains("rules: origin=sown   # a comment\n"), "{new}");
+        assert!(new.contains("rules: [SOW-4]\n"), "{new}");
         assert!(new.contains("rules: strict-lock\n"), "{new}");
         assert_eq!(rewrite_rules_lines(&new, after, before).unwrap().0, text);
         let bad = rewrite_rules_lines("x:\n    rules: bogus\n", before, after).unwrap_err();
