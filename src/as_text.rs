@@ -62,10 +62,22 @@ mod tests {
         let text = serde_json::to_string(&start).unwrap();
         assert_eq!(text, r#""6,6,6,6/6,6,6,6 S 0/0 ----/----""#);
         assert_eq!(serde_json::from_str::<Position>(&text).unwrap(), start);
-        let profile: Profile = "skip-origin,strict-lock".parse().unwrap();
+        // A profile is written relative to the default, whatever it is:
+        // two settings away from it, two words.
+        use crate::profile::Switch::{SkipOrigin, StrictLock};
+        let profile = Profile::DEFAULT.flipped(SkipOrigin).flipped(StrictLock);
         let text = serde_json::to_string(&profile).unwrap();
-        assert_eq!(text, r#""skip-origin,strict-lock""#);
+        assert_eq!(
+            text,
+            format!("{:?}", profile.written_against(Profile::DEFAULT))
+        );
+        assert_eq!(text.matches(',').count(), 1, "{text}");
         assert_eq!(serde_json::from_str::<Profile>(&text).unwrap(), profile);
+        let both = Profile::with(&[SkipOrigin, StrictLock]);
+        assert_eq!(
+            both.written_against(Profile::ALL_OFF),
+            "skip-origin,strict-lock"
+        );
     }
 
     #[test]

@@ -195,6 +195,13 @@ impl Profile {
         Profile { bits }
     }
 
+    /// This profile with `switch` turned the other way: the other value of
+    /// its setting.
+    #[must_use]
+    pub const fn flipped(self, switch: Switch) -> Profile {
+        self.set(switch, !self.has(switch))
+    }
+
     /// Whether `switch` is on.
     #[must_use]
     pub const fn has(self, switch: Switch) -> bool {

@@ -285,8 +285,12 @@ mod tests {
 
     #[test]
     fn requests_round_trip_and_refuse_unknown_fields() {
+        // A profile is written relative to the default: one setting away
+        // from it, whatever it is.
+        let other = Profile::DEFAULT.flipped(crate::profile::Switch::SkipOrigin);
+        let hello = format!(r#"{{"type":"hello","protocol":1,"profile":"{other}"}}"#);
         for line in [
-            r#"{"type":"hello","protocol":1,"profile":"skip-origin"}"#,
+            hello.as_str(),
             r#"{"type":"legal","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#,
             r#"{"type":"perft","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----","depth":3}"#,
             r#"{"type":"best","position":"6,6,6,6/6,6,6,6 S 0/0 ----/----"}"#,

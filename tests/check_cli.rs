@@ -72,6 +72,12 @@ fn transcript(games: &str) -> String {
     format!("{{{HEADER}, \"games\": [{games}]}}")
 }
 
+/// The header of a sample transcript's games: [`HEADER`] with the profile
+/// the sample claims (`kpe adopt` keeps it the same rules).
+fn sample_header(sample: &Value) -> String {
+    format!("{HEADER}, \"profile\": {}", sample["profile"])
+}
+
 /// Runs kpe-check with `--format json` and returns the exit code and report.
 fn json_report(path: &Path) -> (i32, Value) {
     let out = kpe_check()
@@ -798,7 +804,10 @@ fn printed_scenarios_pin_the_rules_answer_and_the_engine_breaks_them() {
         ("feed-after-capture,end-when-unfeedable", "default"),
         ("default", "skip-origin,strict-lock"),
     ] {
-        let played: Profile = played.parse().expect("a profile");
+        // Written against the all-off profile, so that the pairs differ
+        // whatever the default is.
+        let played = Profile::read_against(played, Profile::ALL_OFF).expect("a profile");
+        let claimed = Profile::read_against(claimed, Profile::ALL_OFF).expect("a profile");
         let games: Vec<String> = (0..12)
             .map(|i| random_game(i, played, &mut seed, 300))
             .collect();
@@ -817,7 +826,6 @@ fn printed_scenarios_pin_the_rules_answer_and_the_engine_breaks_them() {
             )
             .unwrap_or_else(|e| panic!("not a valid scenario:\n{yaml}\n{e}"));
             let scenario = &file.scenarios[0];
-            let claimed: Profile = claimed.parse().expect("a profile");
             assert!(scenario.profiles().any(|p| p == claimed), "{yaml}");
             for profile in scenario.profiles() {
                 if let Err(f) = Reference::new().verify("divergence.yaml", scenario, profile) {
@@ -1083,9 +1091,11 @@ fn many_batches_give_the_same_report_whatever_the_number_of_jobs() {
     let mut all: Vec<String> = games.iter().cycle().take(4500).cloned().collect();
     assert!(all.iter().map(String::len).sum::<usize>() > 1 << 20);
     let run = run_jobs;
+    let header = sample_header(&value);
+    let transcript = |games: &str| format!("{{{header}, \"games\": [{games}]}}");
     // The header after the games too, as with sorted keys: it is then read
     // at the end of the file first.
-    let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
+    let last = |games: &str| format!("{{\"games\": [{games}], {header}}}");
     let text = transcript(&all.join(",\n"));
     let one = run(&text, "1");
     assert_eq!(one.0, Some(1));
@@ -1140,8 +1150,9 @@ fn a_header_after_the_games_gives_the_same_report() {
         .flat_map(|_| value["games"].as_array().unwrap().clone())
         .map(|g| g.to_string())
         .collect();
-    let first = |games: &str| format!("{{{HEADER}, \"games\": [{games}]}}");
-    let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
+    let header = sample_header(&value);
+    let first = |games: &str| format!("{{{header}, \"games\": [{games}]}}");
+    let last = |games: &str| format!("{{\"games\": [{games}], {header}}}");
     let run = |text: String, jobs: &str| run_jobs(&text, jobs);
     let all = games.join(",\n");
     let (code, _, expected) = run(first(&all), "1");
@@ -1205,8 +1216,9 @@ fn games_read_in_place_report_as_games_scanned_first() {
         1,
     );
     assert!(games[n / 2].len() > 300 * 1024);
-    let first = |games: &str| format!("{{{HEADER}, \"games\": [{games}]}}");
-    let last = |games: &str| format!("{{\"games\": [{games}], {HEADER}}}");
+    let header = sample_header(&value);
+    let first = |games: &str| format!("{{{header}, \"games\": [{games}]}}");
+    let last = |games: &str| format!("{{\"games\": [{games}], {header}}}");
     let all = games.join(",\n");
     let (code, _, expected) = run_jobs(&last(&all), "1");
     assert_eq!(code, Some(1));
@@ -1240,16 +1252,13 @@ fn a_profile_after_the_games_applies_to_them() {
     // A sowing of 8+ stones that skips its origin: right only under
     // skip-origin, which the file names after its games.
     let start = "1,8,8,8/0,8,8,7 S 0/0 1---/1---";
-    let (after, _) = kpe::play(
-        &start.parse().unwrap(),
-        "S2".parse().unwrap(),
-        "skip-origin".parse().unwrap(),
-    )
-    .unwrap();
+    // The other I1 reading than the default's, whichever that is.
+    let other = kpe::Profile::DEFAULT.flipped(kpe::Switch::SkipOrigin);
+    let (after, _) = kpe::play(&start.parse().unwrap(), "S2".parse().unwrap(), other).unwrap();
     let game = format!(
         r#"{{"id": "g", "start": "{start}", "plies": [{{"move": "S2", "after": "{after}"}}]}}"#
     );
-    for (profile, code) in [("skip-origin", 0), ("default", 1)] {
+    for (profile, code) in [(other.to_string().as_str(), 0), ("default", 1)] {
         let text = format!("{{{HEADER}, \"games\": [{game}], \"profile\": \"{profile}\"}}");
         let t = temp_file(text.as_bytes());
         assert_eq!(json_report(&t.path).0, code, "{profile}");
@@ -1358,23 +1367,23 @@ fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
 }
 
 /// A position and move, reached by seeded random play from the initial
-/// position, where the move is the mover's last unused pit and captures by
-/// default, captures nothing under strict-lock, and captures differently
-/// under skip-origin.
-fn unlocking_capture_that_two_readings_change() -> (Position, Pit) {
+/// position, where the move is the mover's last unused pit and captures
+/// under `lax` (the default with I2 at its first value), captures nothing
+/// under strict-lock, and captures differently under the other I1 reading.
+fn unlocking_capture_that_two_readings_change(lax: Profile) -> (Position, Pit) {
     use kpe::Switch;
-    let strict = Profile::with(&[Switch::StrictLock]);
-    let skip = Profile::with(&[Switch::SkipOrigin]);
+    let strict = lax.set(Switch::StrictLock, true);
+    let skip = lax.flipped(Switch::SkipOrigin);
     let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     for _ in 0..20_000 {
-        let mut game = Game::new(Position::initial(), Profile::DEFAULT);
+        let mut game = Game::new(Position::initial(), lax);
         for _ in 0..60 {
             let position = *game.current();
             for pit in game.legal_moves() {
                 let captures =
                     |p: Profile| kpe::play(&position, pit, p).map(|(_, r)| r.captures.to_vec());
                 if let (Ok(default), Ok(locked), Ok(skipped)) =
-                    (captures(Profile::DEFAULT), captures(strict), captures(skip))
+                    (captures(lax), captures(strict), captures(skip))
                     && !default.is_empty()
                     && locked.is_empty()
                     && skipped != default
@@ -1428,13 +1437,16 @@ fn the_deciding_rules_are_the_explaining_reading_or_the_broken_rule() {
     // only strict-lock explains the whole ply. The position is found by
     // the rules themselves, so that the test states no reading's outcome
     // (a changed reading finds another one).
-    let (start, pit) = unlocking_capture_that_two_readings_change();
-    let strict_lock: Profile = "strict-lock".parse().unwrap();
+    // The claim is the default with I2 at its first value, whatever the
+    // default is; the engine plays strict-lock.
+    let lax = Profile::DEFAULT.set(kpe::Switch::StrictLock, false);
+    let (start, pit) = unlocking_capture_that_two_readings_change(lax);
+    let strict_lock = lax.set(kpe::Switch::StrictLock, true);
     let (after, _) = kpe::play(&start, pit, strict_lock).expect("legal under strict-lock");
-    let strict = transcript(&format!(
-        r#"{{"id": "unlock", "start": "{start}", "plies": [
-            {{"move": "{pit}", "after": "{after}", "captures": []}}]}}"#
-    ));
+    let strict = format!(
+        r#"{{{HEADER}, "profile": "{lax}", "games": [{{"id": "unlock", "start": "{start}", "plies": [
+            {{"move": "{pit}", "after": "{after}", "captures": []}}]}}]}}"#
+    );
     // Regression: totals without the sweep are END-2 (alone: the captured
     // stones are counted, so RES-1 is not what broke), not the reading I4
     // under which the move would have been refused.

@@ -75,8 +75,13 @@ fn profiles_and_environment_names_are_read_as_strictly_as_the_schema() {
         );
     }
     let ok = json!({"format": "kpe-engine", "version": 1, "command": ["e"], "profile": "strict-lock,skip-origin"});
+    // Read against the default, as every profile in a file is.
+    let both = kpe::Profile::DEFAULT
+        .set(kpe::Switch::SkipOrigin, true)
+        .set(kpe::Switch::StrictLock, true);
+    assert_eq!(parse(&ok.to_string()).unwrap().profile, both);
     assert_eq!(
-        parse(&ok.to_string()).unwrap().profile.to_string(),
+        both.written_against(kpe::Profile::ALL_OFF),
         "skip-origin,strict-lock"
     );
     for name in ["A=B", "", "A\u{0}"] {

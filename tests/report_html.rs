@@ -232,7 +232,9 @@ fn a_diverging_transcript_shows_its_group_by_a_board_with_the_differing_pits() {
         );
     }
     let reading = json["summary"]["reading"]["text"].as_str().unwrap();
-    assert!(reading.contains("skip-origin"), "{reading}");
+    // The sample's games skip the origin.
+    let skip = kpe::Profile::with(&[kpe::Switch::SkipOrigin]).to_string();
+    assert!(reading.contains(&skip), "{reading}");
     assert!(
         block.contains(&format!(
             "claimed {}, but {reading}",
@@ -306,7 +308,13 @@ fn a_live_buggy_engine_page_has_groups_skips_certificate_and_profiles() {
     let (_, text, json) = page(
         dir.path(),
         &input,
-        &["--profiles", "default|skip-origin"],
+        &[
+            "--profiles",
+            &format!(
+                "default|{}",
+                kpe::Profile::DEFAULT.flipped(kpe::Switch::SkipOrigin)
+            ),
+        ],
         1,
     );
     let doc = Html::parse_document(&text);

@@ -31,9 +31,13 @@ fn shards() -> Vec<Value> {
     )
     .unwrap();
     let manifest = dir.path().join("engine.json");
+    // The claim is the all-off profile and the engine skips the origin,
+    // whatever the default is.
+    let skip = kpe::Profile::with(&[kpe::Switch::SkipOrigin]).to_string();
     let m = json!({
         "format": "kpe-engine", "version": 1,
-        "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--rules", "origin=skipped"],
+        "profile": kpe::Profile::ALL_OFF.to_string(),
+        "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--rules", skip],
         "timeouts": {"start_ms": 10000, "request_ms": 10000},
         "random": {"games": 3, "max_plies": 40, "seed": 11},
         "perft": {"max_depth": 1},
@@ -118,7 +122,8 @@ fn merge_refuses_every_shard_the_report_schema_refuses() {
     assert!(validator.is_valid(&whole), "the merged report is valid");
     assert_eq!(whole["verdict"], "diverges");
     let reading = whole["summary"]["reading"]["conforms_under"].to_string();
-    assert!(reading.contains("skip-origin"), "{reading}");
+    let skip = kpe::Profile::with(&[kpe::Switch::SkipOrigin]).to_string();
+    assert!(reading.contains(&skip), "{reading}");
 
     // Every field outside the units, and those of the first unit of each
     // kind and verdict (the other units are of the same types).

@@ -240,16 +240,20 @@ scenarios:
             }],
             perft: None,
         };
-        let skip: Profile = "skip-origin".parse().unwrap();
-        let part = compare(&suite, skip);
+        // The other I1 reading than the default's, whichever that is.
+        let other = Profile::DEFAULT.flipped(Switch::SkipOrigin);
+        let part = compare(&suite, other);
         assert_eq!(part.compared, 3);
         assert_eq!(part.differing.len(), 2);
         // A reading outside the dispute stays as the scenario pins it.
         let pinned = &part.differing[1];
-        assert_eq!(pinned.default_profile.to_string(), "strict-lock");
         assert_eq!(
-            pinned.alternative_profile.to_string(),
-            "skip-origin,strict-lock"
+            pinned.default_profile,
+            Profile::DEFAULT.set(Switch::StrictLock, true)
+        );
+        assert_eq!(
+            pinned.alternative_profile,
+            other.set(Switch::StrictLock, true)
         );
         assert!(pinned.written_for_default && pinned.written_for_alternative);
         assert_eq!(part.differing[0].default_profile, Profile::DEFAULT);

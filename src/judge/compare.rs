@@ -941,7 +941,7 @@ mod tests {
         // default's, whichever that is.
         let question = q("8,6,6,6/6,6,6,4 S 0/0 1---/1234", "S1");
         let boards = ["1,7,7,7/7,7,7,5", "0,8,7,7/7,7,7,5"];
-        let other = Profile::with(&[crate::profile::Switch::SkipOrigin]);
+        let other = Profile::DEFAULT.flipped(crate::profile::Switch::SkipOrigin);
         let Answer::Played { position, .. } = expected(&question, Profile::DEFAULT) else {
             panic!("S1 plays");
         };

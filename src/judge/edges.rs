@@ -290,8 +290,10 @@ mod tests {
     }
 
     /// What `impossible_under` says cannot occur is never found, in as many
-    /// samples as a run takes at most; under the default profile, what it
-    /// says can occur is found.
+    /// samples as a run takes at most; under the all-off profile, what it
+    /// says can occur is found. (Not under every profile: under
+    /// strict-lock the sampler does not reach "I3 on the legal moves",
+    /// which the coverage note then reports as not probed.)
     #[test]
     fn the_boundaries_said_impossible_are_never_found() {
         let profiles = Profile::all().filter(|p| !p.has(Switch::EndOnRepetition));
@@ -313,7 +315,7 @@ mod tests {
                     }
                 }
             }
-            if profile == Profile::DEFAULT {
+            if profile == Profile::ALL_OFF {
                 for (b, seen) in Boundary::all().into_iter().zip(seen) {
                     assert_eq!(seen, b.impossible_under(profile).is_none(), "{}", b.name());
                 }
