@@ -254,6 +254,16 @@ impl Profile {
         }
     }
 
+    /// This profile with every setting spelled out, in reading order
+    /// (`origin=sown,lock=after-sowing,...`): a name that means the same
+    /// whatever the default is.
+    #[must_use]
+    pub fn explicit(self) -> String {
+        Switch::ALL
+            .map(|s| format!("{}={}", s.setting(), s.value_in(self)))
+            .join(",")
+    }
+
     /// Reads a profile written relative to `default` (see [`Profile`]).
     ///
     /// # Errors

@@ -356,7 +356,7 @@ fn kpe_solve_writes_a_layer_file_for_each_even_stone_count() {
     for stones in [0, 2, 4, 6, 8] {
         let path = dir.path().join(format!("{class}/layer-{stones:02}.kpet"));
         let text = std::fs::read(&path).unwrap();
-        let header = format!("kpe-solve-table\nformat: 1\nclass: {class}\n");
+        let header = format!("kpe-solve-table\nformat: 2\nclass: {class}\n");
         assert!(text.starts_with(header.as_bytes()), "{header}");
     }
     assert!(!dir.path().join(format!("{class}/layer-10.kpet")).exists());

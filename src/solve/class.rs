@@ -72,9 +72,31 @@ impl Class {
     }
 }
 
+/// A class is named by the values of the three settings that make it
+/// (`origin=sown,feeding=by-sowing,unfeedable=lapses`): a name that means
+/// the same whatever the default is, so a table built before `kpe adopt`
+/// is never read as the new default's (layer format 2, spec/SOLVE.md).
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        let words: Vec<String> = [
+            Switch::SkipOrigin,
+            Switch::FeedAfterCapture,
+            Switch::EndWhenUnfeedable,
+        ]
+        .into_iter()
+        .map(|s| format!("{}={}", s.setting(), s.value_in(self.0)))
+        .collect();
+        f.write_str(&words.join(","))
+    }
+}
+
+impl Class {
+    /// The name layer format 1 gave the class: its profile written against
+    /// the all-off profile, the only default released with that format
+    /// (`default`, `skip-origin`, ...).
+    #[must_use]
+    pub fn name_in_format_1(self) -> String {
+        self.0.written_against(Profile::ALL_OFF)
     }
 }
 
@@ -137,6 +159,29 @@ mod tests {
                 );
             } else {
                 assert_eq!(owners, [&Class::of(profile).unwrap()], "{profile}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_class_is_named_by_its_settings_whatever_the_default() {
+        let skip = Class::of(Profile::with(&[Switch::SkipOrigin])).unwrap();
+        assert_eq!(
+            skip.to_string(),
+            "origin=skipped,feeding=by-sowing,unfeedable=lapses"
+        );
+        assert_eq!(skip.name_in_format_1(), "skip-origin");
+        let names: std::collections::BTreeSet<String> =
+            Class::all().map(|c| c.to_string()).collect();
+        assert_eq!(names.len(), 8);
+        // The name reads back as the class's profile under any default.
+        for class in Class::all() {
+            for default in Profile::all() {
+                let read = Profile::read_against(&class.to_string(), default).unwrap();
+                assert_eq!(
+                    Class::of(read.set(Switch::EndOnRepetition, false)),
+                    Ok(class)
+                );
             }
         }
     }

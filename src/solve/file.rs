@@ -19,11 +19,16 @@ use sha2::{Digest, Sha256};
 use super::class::Class;
 use super::entry;
 use super::rank::layer_size;
+use crate::profile::Profile;
 
 /// The first line of every layer file.
 pub const MAGIC: &str = "kpe-solve-table";
-/// The format version this kpe writes and reads.
-pub const FORMAT: u32 = 1;
+/// The format version this kpe writes. Version 1 named a class and the
+/// profiles it covers relative to the default, so after `kpe adopt` its
+/// `default/` would have passed for the new default's; version 2 names
+/// them by their settings. Version 1 files are still read, as written
+/// against the all-off profile (the only default released with them).
+pub const FORMAT: u32 = 2;
 /// How the body is laid out.
 pub const LAYOUT: &str = "ranked-boards,south-to-move,u16le:margin/2+24|depth<<6";
 /// The longest header read, in bytes.
@@ -163,6 +168,12 @@ pub fn class_dir(dir: &Path, class: Class) -> PathBuf {
     dir.join(class.to_string())
 }
 
+/// Where layer format 1 kept the layer of `stones` stones of `class`.
+fn layer_path_format_1(dir: &Path, class: Class, stones: u8) -> PathBuf {
+    dir.join(class.name_in_format_1())
+        .join(format!("layer-{stones:02}.kpet"))
+}
+
 /// The layer file of `stones` stones of `class` under `dir`.
 #[must_use]
 pub fn layer_path(dir: &Path, class: Class, stones: u8) -> PathBuf {
@@ -170,7 +181,7 @@ pub fn layer_path(dir: &Path, class: Class, stones: u8) -> PathBuf {
 }
 
 fn header(class: Class, stones: u8, sha: &str) -> String {
-    let covers = class.covers().map(|p| p.to_string()).join(" ");
+    let covers = class.covers().map(Profile::explicit).join(" ");
     format!(
         "{MAGIC}\nformat: {FORMAT}\nclass: {class}\ncovers: {covers}\nlayout: {LAYOUT}\nstones: {stones}\nstates: {}\nsha256: {sha}\n\n",
         layer_size(stones)
@@ -230,18 +241,40 @@ pub fn write(
 /// wrong.
 pub fn read(dir: &Path, class: Class, stones: u8) -> Result<LayerData, TableError> {
     let path = layer_path(dir, class, stones);
-    let bytes = match fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(TableError::Missing { path, stones });
+    match read_bytes(&path, stones) {
+        Ok(bytes) => parse(&path, &bytes, (FORMAT, class.to_string()), stones),
+        Err(missing @ TableError::Missing { .. }) => {
+            // A table solved before format 2, under its old name.
+            let old = layer_path_format_1(dir, class, stones);
+            match read_bytes(&old, stones) {
+                Ok(bytes) => parse(&old, &bytes, (1, class.name_in_format_1()), stones),
+                Err(TableError::Missing { .. }) => Err(missing),
+                Err(e) => Err(e),
+            }
         }
-        Err(error) => return Err(TableError::Io { path, error }),
-    };
-    parse(&path, &bytes, class, stones)
+        Err(e) => Err(e),
+    }
 }
 
-/// Checks a layer file's bytes against what was asked for.
-fn parse(path: &Path, bytes: &[u8], class: Class, stones: u8) -> Result<LayerData, TableError> {
+fn read_bytes(path: &Path, stones: u8) -> Result<Vec<u8>, TableError> {
+    fs::read(path).map_err(|error| {
+        let path = path.to_owned();
+        if error.kind() == io::ErrorKind::NotFound {
+            TableError::Missing { path, stones }
+        } else {
+            TableError::Io { path, error }
+        }
+    })
+}
+
+/// Checks a layer file's bytes against what was asked for: the format
+/// version and the class's name in that version, and the stones.
+fn parse(
+    path: &Path,
+    bytes: &[u8],
+    (format, class): (u32, String),
+    stones: u8,
+) -> Result<LayerData, TableError> {
     let path = path.to_path_buf();
     let head = &bytes[..bytes.len().min(HEADER_MAX)];
     let Some(end) = head.windows(2).position(|w| w == b"\n\n") else {
@@ -258,8 +291,8 @@ fn parse(path: &Path, bytes: &[u8], class: Class, stones: u8) -> Result<LayerDat
     let field = |name: &str| fields.iter().find(|(k, _)| *k == name).map(|&(_, v)| v);
     let states = layer_size(stones);
     let want = [
-        ("format", FORMAT.to_string()),
-        ("class", class.to_string()),
+        ("format", format.to_string()),
+        ("class", class),
         ("layout", LAYOUT.to_owned()),
         ("stones", stones.to_string()),
         ("states", states.to_string()),
@@ -332,9 +365,7 @@ mod tests {
     fn a_written_layer_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let data = sample(4);
-        // The class is named by its profile against the default: `default`
-        // with the committed one, `repetition=continues` once the default
-        // ends on repetition (no table covers that one).
+        // The class is named by its settings, whatever the default.
         let class = Class::DEFAULT;
         let path = write(dir.path(), class, 4, &data).unwrap();
         assert!(
@@ -344,11 +375,56 @@ mod tests {
         );
         assert_eq!(read(dir.path(), class, 4).unwrap(), data);
         let text = fs::read(&path).unwrap();
-        let [without, with] = class.covers();
+        let [without, with] = class.covers().map(Profile::explicit);
         let header =
-            format!("kpe-solve-table\nformat: 1\nclass: {class}\ncovers: {without} {with}\n");
+            format!("kpe-solve-table\nformat: 2\nclass: {class}\ncovers: {without} {with}\n");
         assert!(text.starts_with(header.as_bytes()), "{header}");
-        assert_eq!(with.written_against(without), "strict-lock");
+        assert!(with.contains("lock=before-sowing"), "{with}");
+    }
+
+    /// Regression (issue 24): format 1 named classes against the default,
+    /// so after `kpe adopt` a table of the old default's sat where the new
+    /// default's was looked for. A format-1 file is still read, under its
+    /// old name as written against the all-off profile, and never as
+    /// another class's.
+    #[test]
+    fn a_layer_of_format_1_is_read_under_its_old_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = sample(4);
+        // A layer file's header, edited as text; its body kept.
+        let edit = |path: &Path, from: &str, to: &str| {
+            let bytes = fs::read(path).unwrap();
+            let end = bytes.windows(2).position(|w| w == b"\n\n").unwrap();
+            let head = std::str::from_utf8(&bytes[..end])
+                .unwrap()
+                .replacen(from, to, 1);
+            [head.as_bytes(), &bytes[end..]].concat()
+        };
+        for class in Class::all() {
+            let path = write(dir.path(), class, 4, &data).unwrap();
+            fs::write(&path, edit(&path, "format: 2\n", "format: 1\n")).unwrap();
+            let old = edit(
+                &path,
+                &format!("class: {class}\n"),
+                &format!("class: {}\n", class.name_in_format_1()),
+            );
+            fs::remove_dir_all(class_dir(dir.path(), class)).unwrap();
+            let old_path = layer_path_format_1(dir.path(), class, 4);
+            fs::create_dir_all(old_path.parent().unwrap()).unwrap();
+            fs::write(&old_path, old).unwrap();
+            assert_eq!(read(dir.path(), class, 4).unwrap(), data, "{class}");
+        }
+        // A format-1 file whose header names another class is refused.
+        let class = Class::of(Profile::with(&[Switch::SkipOrigin])).unwrap();
+        let old_path = layer_path_format_1(dir.path(), class, 4);
+        let other = edit(&old_path, "class: skip-origin\n", "class: default\n");
+        fs::write(&old_path, other).unwrap();
+        let e = read(dir.path(), class, 4).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`class` says `default`, expected `skip-origin`"),
+            "{e}"
+        );
     }
 
     #[test]
