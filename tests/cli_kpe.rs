@@ -7,22 +7,33 @@ fn kpe() -> Command {
     Command::cargo_bin("kpe").expect("the kpe binary is built")
 }
 
-/// The first five counts of the suite's perft table from the initial
-/// position under `profile` (conformance/perft.yaml), as `kpe perft 5`
-/// prints them.
-fn perft_lines(profile: kpe::Profile) -> String {
+/// The suite's perft tables from the initial position
+/// (conformance/perft.yaml): each profile with its first five counts, as
+/// `kpe perft 5` prints them.
+fn initial_tables() -> Vec<(kpe::Profile, String)> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/perft.yaml");
     let text = std::fs::read_to_string(path).unwrap();
     let file = kpe::scenario::parse_perft_file("perft.yaml", &text).unwrap();
-    let table = file
-        .tables
+    file.tables
         .iter()
-        .find(|t| t.start.is_none() && t.rules == profile)
-        .unwrap_or_else(|| panic!("no table from the initial position under {profile}"));
-    let lines: Vec<String> = (1..=5)
-        .map(|d| format!("{d} {}\n", table.nodes[d - 1]))
-        .collect();
-    lines.concat()
+        .filter(|t| t.start.is_none())
+        .map(|t| {
+            let lines: Vec<String> = (1..=5)
+                .map(|d| format!("{d} {}\n", t.nodes[d - 1]))
+                .collect();
+            (t.rules, lines.concat())
+        })
+        .collect()
+}
+
+/// The first five counts of the suite's table from the initial position
+/// under `profile`.
+fn perft_lines(profile: kpe::Profile) -> String {
+    initial_tables()
+        .into_iter()
+        .find(|(rules, _)| *rules == profile)
+        .unwrap_or_else(|| panic!("no table from the initial position under {profile}"))
+        .1
 }
 
 #[test]
@@ -34,10 +45,13 @@ fn perft_prints_one_line_per_depth() {
 
 #[test]
 fn perft_takes_a_profile_and_a_start_position() {
-    // I1 first shows at depth 5 from the start.
-    let other = kpe::Profile::DEFAULT.flipped(kpe::Switch::SkipOrigin);
-    let want = perft_lines(other);
-    assert_ne!(want, perft_lines(kpe::Profile::DEFAULT));
+    // A table of another profile whose counts part from the default's by
+    // depth 5 (I1's does, whichever side is the default).
+    let default = perft_lines(kpe::Profile::DEFAULT);
+    let (other, want) = initial_tables()
+        .into_iter()
+        .find(|(_, lines)| *lines != default)
+        .expect("a profile whose counts part from the default's by depth 5");
     kpe()
         .args(["perft", "5", "--rules", &other.to_string()])
         .assert()
