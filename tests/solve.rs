@@ -432,7 +432,7 @@ fn a_corrupt_layer_is_refused_by_solve_and_value_naming_the_file() {
             "--stones",
             "4",
             "--rules",
-            &skip.to_string(),
+            &skip.profile().to_string(),
             "--dir",
         ])
         .arg(other.path())
