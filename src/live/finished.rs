@@ -250,6 +250,17 @@ impl Finished {
     }
 }
 
+#[cfg(test)]
+impl Finished {
+    /// No unit yet, kept in memory (as when no temporary file can be made).
+    fn in_memory() -> Finished {
+        Finished {
+            store: Store::Memory(Vec::new()),
+            ..Finished::new()
+        }
+    }
+}
+
 impl Default for Finished {
     fn default() -> Finished {
         Finished::new()
@@ -280,10 +291,16 @@ mod tests {
         let p = Position::initial();
         let pit = "S1".parse().unwrap();
         let facts = vec![(Question::Play(p, pit), Answer::Illegal("no".to_owned()))];
-        let mut finished = Finished::new();
-        // A time whose shortest decimal text might not read back exactly.
-        finished.push(done("random/0", 0.1 + 0.2, facts.clone()));
-        finished.push(done("random/1", 1e-7, Vec::new()));
+        for mut finished in [Finished::new(), Finished::in_memory()] {
+            // A time whose shortest decimal text might not read back
+            // exactly.
+            finished.push(done("random/0", 0.1 + 0.2, facts.clone()));
+            finished.push(done("random/1", 1e-7, Vec::new()));
+            units_come_back(&mut finished, &facts);
+        }
+    }
+
+    fn units_come_back(finished: &mut Finished, facts: &[(Question, Answer)]) {
         for _ in 0..2 {
             let mut back = Vec::new();
             finished

@@ -31,8 +31,10 @@ use crate::reporter::{Policy, UnitResult, Verdict};
 pub const MAX_STARTS: u32 = 4;
 
 /// Units done held at once, waiting for an earlier unit of the plan: a
-/// worker waits rather than take a unit further on than this.
-pub const WINDOW: usize = 256;
+/// worker waits rather than take a unit further on than this. Large
+/// enough that a unit as long as a thousand others (a deep perft count)
+/// holds no worker up; a thousand results are well under 1 MB.
+pub const WINDOW: usize = 1024;
 
 /// How the scheduler runs the plan.
 pub struct Settings<'a> {
