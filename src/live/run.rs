@@ -819,9 +819,11 @@ fn name_readings(
         let mut reading = None;
         let explained = (diverged || options.shard.is_some()) && !interrupted();
         if explained {
+            // The scheduled units are judged once; each probe adds to them.
+            let scheduled = tally_scheduled(finished, index, profile, spool)?;
             let mut asked = 0;
             loop {
-                explanations = explain(finished, probes, index, profile, spool)?;
+                explanations = explain(&scheduled, probes, index, profile, spool);
                 let r = crate::judge::reading_from(profile, &explanations, KEPT);
                 let candidates: Vec<Profile> = r.conforms_under.clone();
                 if !diverged || candidates.len() < 2 || asked >= MAX_PROBES {
@@ -838,7 +840,7 @@ fn name_readings(
                 let answered =
                     run_probe(&probe, spares.get(index), profile, index, options, probes);
                 if !answered {
-                    explanations = explain(finished, probes, index, profile, spool)?;
+                    explanations = explain(&scheduled, probes, index, profile, spool);
                     reading = Some(crate::judge::reading_from(profile, &explanations, KEPT));
                     break;
                 }
@@ -1111,41 +1113,63 @@ impl Answered<'_> {
     }
 }
 
-/// Under each re-checked profile, the units of profile `index` (the
-/// scheduled run's, then the probes) whose answers it leaves unexplained,
-/// by the rules that decide them. A unit is judged by its own answers (the
-/// scheduled run's, or a probe's), not by the questions asked while
-/// shrinking it, which only make its example smaller: so a unit counts the
-/// same whoever shrank it, in the whole run or in a shard.
+/// Under each re-checked profile, the scheduled units of profile `index`
+/// whose answers it leaves unexplained, by the rules that decide them. A
+/// unit is judged by its own answers (the scheduled run's, or a probe's,
+/// [`explain`]), not by the questions asked while shrinking it, which only
+/// make its example smaller: so a unit counts the same whoever shrank it,
+/// in the whole run or in a shard.
 ///
 /// # Errors
 ///
 /// The finished units could not be read back.
-fn explain(
+fn tally_scheduled(
     finished: &mut Finished,
+    index: usize,
+    claimed: Profile,
+    spool: &super::spool::FactSpool,
+) -> io::Result<Tally> {
+    let profiles = checked(claimed);
+    let mut tally = Tally::new(profiles.iter().copied());
+    // One unit's answers in memory at a time.
+    finished.each(|stored| {
+        if stored.profile_index == index {
+            count(&mut tally, &Answered::of_stored(&stored), &profiles, spool);
+        }
+        Ok(())
+    })?;
+    Ok(tally)
+}
+
+/// How well each re-checked profile explains the units of profile
+/// `index`: those of the scheduled run (`scheduled`, from
+/// [`tally_scheduled`]), then the probes.
+fn explain(
+    scheduled: &Tally,
     probes: &[Done],
     index: usize,
     claimed: Profile,
     spool: &super::spool::FactSpool,
-) -> io::Result<Vec<Explanation>> {
+) -> Vec<Explanation> {
     let profiles = checked(claimed);
-    let mut tally = Tally::new(profiles.iter().copied());
-    let mut count = |unit: &Answered<'_>| {
-        for (profile, broken) in left_unexplained(unit, &profiles, spool) {
-            tally.unexplained(profile, broken.iter().map(str::to_owned));
-        }
-    };
-    // One unit's answers in memory at a time.
-    finished.each(|stored| {
-        if stored.profile_index == index {
-            count(&Answered::of_stored(&stored));
-        }
-        Ok(())
-    })?;
+    let mut tally = scheduled.clone();
     for d in probes.iter().filter(|d| d.profile_index == index) {
-        count(&Answered::of_done(d));
+        count(&mut tally, &Answered::of_done(d), &profiles, spool);
     }
-    Ok(tally.explanations())
+    tally.explanations()
+}
+
+/// Counts `unit` into `tally` under each of `profiles` that leaves it
+/// unexplained.
+fn count(
+    tally: &mut Tally,
+    unit: &Answered<'_>,
+    profiles: &[Profile],
+    spool: &super::spool::FactSpool,
+) {
+    for (profile, broken) in left_unexplained(unit, profiles, spool) {
+        tally.unexplained(profile, broken.iter().map(str::to_owned));
+    }
 }
 
 /// The profiles of `profiles` that leave `unit`'s answers unexplained,
