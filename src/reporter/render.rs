@@ -101,8 +101,10 @@ pub struct HumanSink<W> {
     collected: Collected,
     /// Units that errored, then conformed on a retry, as listed.
     flaky: Vec<String>,
-    /// Units listed with `--verbose`: passes and skips, one line each.
-    listed: Vec<String>,
+    /// Units listed with `--verbose`: passes and skips, one line each,
+    /// kept in a temporary file until the end (in memory if none can be
+    /// made), so memory does not grow with the units.
+    listed: Option<Spool>,
 }
 
 impl<W: Write> HumanSink<W> {
@@ -119,7 +121,7 @@ impl<W: Write> HumanSink<W> {
             run: None,
             collected: Collected::default(),
             flaky: Vec::new(),
-            listed: Vec::new(),
+            listed: None,
         }
     }
 
@@ -464,19 +466,21 @@ impl<W: Write> Sink for HumanSink<W> {
             ));
         }
         if self.detail == Detail::Verbose {
-            match unit.verdict {
-                Verdict::Conforms => self.listed.push(format!(
+            let line = match unit.verdict {
+                Verdict::Conforms => format!(
                     "{GOOD}✓{GOOD:#} {} conforms ({})",
                     unit.label(),
                     plural(unit.plies, "ply")
-                )),
-                Verdict::Skipped => self.listed.push(format!(
+                ),
+                Verdict::Skipped => format!(
                     "{DIM}- {} skipped: {}{DIM:#}",
                     unit.label(),
                     unit.reason.as_deref().unwrap_or_default()
-                )),
-                _ => {}
-            }
+                ),
+                _ => return Ok(()),
+            };
+            let listed = self.listed.get_or_insert_with(Spool::new);
+            writeln!(listed.writer(), "{line}")?;
         }
         Ok(())
     }
@@ -570,8 +574,8 @@ impl<W: Write> Sink for HumanSink<W> {
                 reasons.join("; ")
             )?;
         }
-        for line in &self.listed {
-            writeln!(self.out, "{line}")?;
+        if let Some(listed) = self.listed.as_mut() {
+            listed.copy_to(&mut self.out)?;
         }
         write!(self.out, "{}", rules_text(summary))?;
         self.out.flush()
