@@ -211,7 +211,6 @@ impl Finished {
     ///
     /// The file could not be written or read back, or `f`'s error.
     pub fn each(&mut self, mut f: impl FnMut(Stored) -> io::Result<()>) -> io::Result<()> {
-        let named = |e: io::Error| io::Error::new(e.kind(), format!("the finished units: {e}"));
         if let Some(e) = self.error.take() {
             let again = io::Error::new(e.kind(), e.to_string());
             self.error = Some(e);
@@ -222,12 +221,24 @@ impl Finished {
             Store::File(w) => w,
         };
         w.flush().map_err(named)?;
-        let mut file = w.get_ref().try_clone().map_err(named)?;
+        let file = w.get_ref().try_clone().map_err(named)?;
+        let read = Finished::read(file, self.units, &mut f);
+        // The next writes go at the end, where they belong.
+        w.get_mut().seek(SeekFrom::End(0)).map_err(named)?;
+        read
+    }
+
+    /// Reads `units` units from the start of `file`, calling `f` with each.
+    fn read(
+        mut file: File,
+        units: u64,
+        f: &mut impl FnMut(Stored) -> io::Result<()>,
+    ) -> io::Result<()> {
         file.seek(SeekFrom::Start(0)).map_err(named)?;
         let mut reader = io::BufReader::new(file);
         let mut text = String::new();
         let mut read = 0;
-        while read < self.units {
+        while read < units {
             text.clear();
             if reader.read_line(&mut text).map_err(named)? == 0 {
                 return Err(named(io::Error::other("the file ends early")));
@@ -244,8 +255,6 @@ impl Finished {
             })?;
             read += 1;
         }
-        // The next writes go at the end, where they belong.
-        w.get_mut().seek(SeekFrom::End(0)).map_err(named)?;
         Ok(())
     }
 }
@@ -259,6 +268,11 @@ impl Finished {
             ..Finished::new()
         }
     }
+}
+
+/// An error of the finished units' file, so named.
+fn named(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("the finished units: {e}"))
 }
 
 impl Default for Finished {

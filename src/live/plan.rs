@@ -102,12 +102,33 @@ impl<'a> Plan<'a> {
             selected: 0,
             len: 0,
         };
-        plan.selected = plan.all().count() as u64;
-        plan.len = match shard {
-            Some(_) => plan.iter().count(),
+        // Without --only/--skip every unit is selected: nothing to make.
+        plan.selected = if plan.selects_all() {
+            plan.profiles.iter().map(ProfileUnits::len).sum::<usize>() as u64
+        } else {
+            plan.all().count() as u64
+        };
+        let len = match shard {
+            Some(shard) => (0..plan.selected).filter(|&s| shard.contains(s)).count(),
             None => usize::try_from(plan.selected).unwrap_or(usize::MAX),
         };
+        plan.len = len;
         plan
+    }
+
+    /// Whether `--only` and `--skip` leave every unit in.
+    fn selects_all(&self) -> bool {
+        self.policy.only.is_empty() && self.policy.skip.is_empty()
+    }
+
+    /// The units of profile `index` made with the plan (all but the
+    /// random games) that `--only`/`--skip` select, shard or not.
+    pub fn fixed(&self, index: usize) -> impl Iterator<Item = &Arc<dyn Unit>> {
+        self.profiles
+            .get(index)
+            .into_iter()
+            .flat_map(|units| units.before.iter().chain(&units.after))
+            .filter(|unit| self.policy.selects(&unit.id(), unit.rules()))
     }
 
     /// Units the plan runs (the shard's share of those selected).
@@ -174,7 +195,7 @@ impl Iterator for Units<'_> {
             }
             let unit = units.unit(self.k);
             self.k += 1;
-            if !self.plan.policy.selects(&unit.id(), unit.rules()) {
+            if !self.plan.selects_all() && !self.plan.policy.selects(&unit.id(), unit.rules()) {
                 continue;
             }
             let seq = self.seq;
@@ -232,6 +253,25 @@ mod tests {
         assert_eq!(seqs, [1, 4, 7]);
         assert_eq!((sharded.len(), sharded.selected()), (3, 10));
         assert_eq!(sharded.all().count(), 10);
+    }
+
+    #[test]
+    fn only_and_skip_leave_units_out_before_they_are_numbered() {
+        let policy = Policy {
+            only: vec!["random/1*".parse().unwrap()],
+            skip: vec!["random/12".parse().unwrap()],
+            ..Policy::default()
+        };
+        let plan = plan_of(20, &policy, None);
+        // random/1 and random/10 to random/19 but 12, in each profile.
+        assert_eq!((plan.len(), plan.selected(), plan.left_out()), (20, 20, 20));
+        let ids: Vec<(String, u64)> = plan.iter().map(|p| (p.unit.id(), p.seq)).collect();
+        assert_eq!(ids[0], ("random/1".to_owned(), 0));
+        assert_eq!(ids[3], ("random/13".to_owned(), 3));
+        let shard: Shard = "1/2".parse().unwrap();
+        let sharded = plan_of(20, &policy, Some(shard));
+        assert_eq!(sharded.len(), 10);
+        assert!(sharded.iter().all(|p| p.seq % 2 == 0));
     }
 
     #[test]

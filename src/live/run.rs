@@ -425,8 +425,9 @@ fn edge_coverage(plan: &Plan<'_>, index: usize, profile: Profile) -> String {
         .into_iter()
         .map(|b| (b, 0))
         .collect();
-    for planned in plan.all().filter(|p| p.profile_index == index) {
-        for b in planned.unit.boundaries() {
+    // Only the units made with the plan lie on boundaries, not the games.
+    for unit in plan.fixed(index) {
+        for b in unit.boundaries() {
             if let Some(count) = on.iter_mut().find(|(x, _)| x == b) {
                 count.1 += 1;
             }
