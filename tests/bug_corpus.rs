@@ -12,36 +12,22 @@
 //! whole corpus takes seconds; one test per bug lets the harness run them
 //! side by side.
 
+#[path = "common/collect.rs"]
+mod collect;
+use collect::{Checked, checked};
+
 use std::path::Path;
 
 use kpe::judge::Divergence;
 use kpe::judge::{Answer, Question, compare};
 use kpe::live::{
-    Bug, BugSession, Diverging, Engine, EngineSubject, LiveOptions, LiveReport, Manifest,
-    check_engine, repetition_rules, reproduction, reproduction_in_game,
+    Bug, BugSession, Diverging, Engine, EngineSubject, LiveOptions, Manifest, repetition_rules,
+    reproduction, reproduction_in_game,
 };
 use kpe::protocol::{Reply, Request};
-use kpe::reporter::{InputError, Sink, Summary, UnitResult};
+use kpe::reporter::UnitResult;
 use kpe::scenario::{Reference, Subject};
 use kpe::{Game, Position, Profile};
-
-/// A sink that keeps nothing: the tests look at the returned report.
-struct Discard;
-
-impl Sink for Discard {
-    fn begin(&mut self, _: &kpe::reporter::Run) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn fail(&mut self, _: &InputError) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// The profile the engine of `bug` claims: the default, but for a bug of
 /// one reading's value, which can only show under that value: the fullest
@@ -67,7 +53,7 @@ fn manifest(bug: &str) -> serde_json::Value {
 }
 
 /// Checks the engine with `bug`, claiming the profile [`claimed`] gives.
-fn check(bug: &str) -> (LiveReport, tempfile::TempDir) {
+fn check(bug: &str) -> (Checked, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engine.json");
     std::fs::write(&path, manifest(bug).to_string()).unwrap();
@@ -78,11 +64,11 @@ fn check(bug: &str) -> (LiveReport, tempfile::TempDir) {
         ..LiveOptions::default()
     };
     let manifest = Manifest::load(&path).unwrap();
-    let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
+    let report = checked(&manifest, &path, &options);
     (report, dir)
 }
 
-fn divergences(report: &LiveReport) -> Vec<(&UnitResult, &Divergence)> {
+fn divergences(report: &Checked) -> Vec<(&UnitResult, &Divergence)> {
     report
         .units
         .iter()
@@ -93,7 +79,7 @@ fn divergences(report: &LiveReport) -> Vec<(&UnitResult, &Divergence)> {
 /// Every printed scenario reproduces: the reference conforms to it under
 /// each profile it admits, and the bugged engine fails it at the ply where
 /// the divergence was found (`ply` of the scenario's own moves).
-fn assert_reproductions(bug: &str, report: &LiveReport, manifest_path: &Path) {
+fn assert_reproductions(bug: &str, report: &Checked, manifest_path: &Path) {
     let manifest = Manifest::load(manifest_path).unwrap();
     for (unit, d) in divergences(report) {
         let what = format!("{bug}: {} {}", unit.kind, unit.id);

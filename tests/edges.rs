@@ -3,26 +3,13 @@
 //! (spec/PROTOCOL.md, "What kpe-check runs" and "Which rule a divergence
 //! cites"; spec/REPORT.md, "Naming the reading").
 
-use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine};
-use kpe::reporter::{InputError, Sink, Summary, UnitResult};
+#[path = "common/collect.rs"]
+mod collect;
+use collect::{Checked, checked};
+
+use kpe::live::{LiveOptions, Manifest};
+use kpe::reporter::UnitResult;
 use kpe::{Position, Profile, perft};
-
-struct Discard;
-
-impl Sink for Discard {
-    fn begin(&mut self, _: &kpe::reporter::Run) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn fail(&mut self, _: &InputError) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// The profile `words` name against the all-off profile, in today's
 /// spelling: the tests state their profiles so, and their figures hold
@@ -35,7 +22,7 @@ fn old(words: &str) -> String {
 
 /// Checks `kpe engine ARGS...` claiming `profile` (read by [`old`]), with
 /// the default perft depth and a few seeded games.
-fn check(args: &[&str], profile: &str, games: u32) -> LiveReport {
+fn check(args: &[&str], profile: &str, games: u32) -> Checked {
     let profile = old(profile);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engine.json");
@@ -52,7 +39,7 @@ fn check(args: &[&str], profile: &str, games: u32) -> LiveReport {
         ..LiveOptions::default()
     };
     let manifest = Manifest::load(&path).unwrap();
-    check_engine(&manifest, &path, &options, &mut Discard).unwrap()
+    checked(&manifest, &path, &options)
 }
 
 #[test]
@@ -133,7 +120,7 @@ fn a_bug_of_one_readings_edge_is_caught_by_the_edge_probes_under_every_seed() {
             ..LiveOptions::default()
         };
         let manifest = Manifest::load(&path).unwrap();
-        let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
+        let report = checked(&manifest, &path, &options);
         let first = report
             .units
             .iter()
@@ -175,7 +162,7 @@ fn a_requested_profile_the_engine_does_not_play_keeps_the_run_from_conforming() 
         ..LiveOptions::default()
     };
     let manifest = Manifest::load(&path).unwrap();
-    let report = check_engine(&manifest, &path, &options, &mut Discard).unwrap();
+    let report = checked(&manifest, &path, &options);
     assert_eq!(report.summary.diverging(), 0, "{:?}", report.summary);
     assert!(!report.conforms(), "{:?}", report.summary.verdict());
     assert_eq!(report.summary.verdict().exit_code(), 4);

@@ -5,6 +5,10 @@
 //! (finding them by a marker in their environment, which children inherit)
 //! and kills any it finds before failing.
 
+#[path = "common/collect.rs"]
+mod collect;
+use collect::checked;
+
 #[path = "common/schema.rs"]
 mod schema;
 use schema::valid_report;
@@ -13,8 +17,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kpe::live::{LiveOptions, Manifest, check_engine};
-use kpe::reporter::JsonSink;
+use kpe::live::{LiveOptions, Manifest};
 
 fn kpe() -> &'static str {
     env!("CARGO_BIN_EXE_kpe")
@@ -114,13 +117,7 @@ fn an_engine_that_never_reads_gets_a_write_timeout() {
         perft_depth: Some(1),
         ..LiveOptions::default()
     };
-    let report = check_engine(
-        &manifest,
-        &path,
-        &options,
-        &mut JsonSink::new(std::io::sink()),
-    )
-    .unwrap();
+    let report = checked(&manifest, &path, &options);
     let error = report
         .units
         .iter()
@@ -364,13 +361,7 @@ fn an_answer_written_twice_in_two_writes_is_out_of_turn() {
         ..LiveOptions::default()
     };
     for _ in 0..3 {
-        let report = check_engine(
-            &manifest,
-            &path,
-            &options,
-            &mut JsonSink::new(std::io::sink()),
-        )
-        .unwrap();
+        let report = checked(&manifest, &path, &options);
         let codes: Vec<&str> = report
             .units
             .iter()

@@ -18,6 +18,7 @@ fn constants() -> BTreeMap<&'static str, u128> {
         ),
         ("kpe::live::STDERR_TAIL", kpe::live::STDERR_TAIL as u128),
         ("kpe::live::MAX_STARTS", u128::from(kpe::live::MAX_STARTS)),
+        ("kpe::live::WINDOW", kpe::live::WINDOW as u128),
         (
             "Timeouts::default().start_ms",
             u128::from(Timeouts::default().start_ms),

@@ -11,6 +11,10 @@
 //! Rust types; regenerate them with
 //! `UPDATE_SCHEMAS=1 cargo test --test live schemas` and commit them.
 
+#[path = "common/collect.rs"]
+mod collect;
+use collect::{Checked, Collect, checked};
+
 #[path = "common/schema.rs"]
 mod schema;
 use schema::valid_report;
@@ -19,8 +23,8 @@ use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::CommandCargoExt;
 use kpe::judge::Divergence;
-use kpe::live::{LiveOptions, LiveReport, Manifest, check_engine, check_manifest_file};
-use kpe::reporter::{InputError, JsonSink, Sink, Summary, UnitResult};
+use kpe::live::{LiveOptions, Manifest, check_engine, check_manifest_file};
+use kpe::reporter::{JsonSink, UnitResult};
 use kpe::scenario::{Reference, Subject};
 use kpe::{Position, Profile, Switch};
 
@@ -30,24 +34,6 @@ fn kpe() -> &'static str {
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A sink that keeps nothing: the tests look at the returned report.
-struct Discard;
-
-impl Sink for Discard {
-    fn begin(&mut self, _: &kpe::reporter::Run) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn unit(&mut self, _: &UnitResult) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn fail(&mut self, _: &InputError) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Small runs: a few random games, shallow perft, the whole scenario suite.
@@ -61,16 +47,16 @@ fn quick() -> LiveOptions {
 }
 
 /// Writes `manifest` into a fresh temporary directory and checks it.
-fn check_json(manifest: &serde_json::Value, options: &LiveOptions) -> LiveReport {
+fn check_json(manifest: &serde_json::Value, options: &LiveOptions) -> Checked {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engine.json");
     std::fs::write(&path, manifest.to_string()).unwrap();
     check_path(&path, options)
 }
 
-fn check_path(path: &Path, options: &LiveOptions) -> LiveReport {
+fn check_path(path: &Path, options: &LiveOptions) -> Checked {
     let manifest = Manifest::load(path).unwrap();
-    check_engine(&manifest, path, options, &mut Discard).unwrap()
+    checked(&manifest, path, options)
 }
 
 /// The profile `words` name against the all-off profile (each setting at its
@@ -101,7 +87,7 @@ fn kpe_engine(args: &[&str], profile: &str, request_ms: u64) -> serde_json::Valu
     })
 }
 
-fn divergences(report: &LiveReport) -> Vec<(&UnitResult, &Divergence)> {
+fn divergences(report: &Checked) -> Vec<(&UnitResult, &Divergence)> {
     report
         .units
         .iter()
@@ -110,7 +96,7 @@ fn divergences(report: &LiveReport) -> Vec<(&UnitResult, &Divergence)> {
 }
 
 /// The rules blamed anywhere in the report.
-fn blamed(report: &LiveReport) -> Vec<&'static str> {
+fn blamed(report: &Checked) -> Vec<&'static str> {
     let mut all = Vec::new();
     for (_, d) in divergences(report) {
         for id in d.rules.iter() {
@@ -124,7 +110,7 @@ fn blamed(report: &LiveReport) -> Vec<&'static str> {
 
 /// Every divergence has a reproduction that the reference rules pass, and
 /// at least one was shrunk to fewer stones than where it was found.
-fn assert_reproductions(report: &LiveReport) {
+fn assert_reproductions(report: &Checked) {
     let mut shrunk = false;
     for (unit, d) in divergences(report) {
         let scenario = d
@@ -331,7 +317,7 @@ fn the_same_seed_gives_the_same_games() {
         ..quick()
     };
     // Times aside, the same seed gives the same report.
-    let timeless = |report: LiveReport| {
+    let timeless = |report: Checked| {
         let mut units = report.units;
         units.iter_mut().for_each(|u| u.time = 0.0);
         units
@@ -354,7 +340,7 @@ fn the_same_seed_gives_the_same_games() {
 // ---------------------------------------------------------------------------
 
 /// The verdict of an engine that misbehaves with `fault`.
-fn hostile(fault: &str) -> LiveReport {
+fn hostile(fault: &str) -> Checked {
     let options = LiveOptions {
         games: Some(2),
         perft_depth: Some(1),
@@ -364,7 +350,7 @@ fn hostile(fault: &str) -> LiveReport {
 }
 
 /// The first errored unit: an engine failure is never a divergence.
-fn first_error(report: &LiveReport) -> &kpe::reporter::EngineError {
+fn first_error(report: &Checked) -> &kpe::reporter::EngineError {
     assert!(
         divergences(report).is_empty(),
         "an engine failure is not a rules divergence"
@@ -376,7 +362,7 @@ fn first_error(report: &LiveReport) -> &kpe::reporter::EngineError {
         .unwrap_or_else(|| panic!("no errored unit: {:?}", report.units))
 }
 
-fn assert_verdict(report: &LiveReport, code: &str, words: &str) {
+fn assert_verdict(report: &Checked, code: &str, words: &str) {
     let error = first_error(report);
     assert_eq!(error.code, code, "{error:?}");
     assert!(error.message.contains(words), "{}", error.message);
@@ -754,12 +740,12 @@ fn a_suite_directory_that_does_not_load_is_bad_input() {
         suite: Some(suite.clone()),
         ..quick()
     };
-    match check_engine(&manifest, &good, &options, &mut Discard) {
+    match check_engine(&manifest, &good, &options, &mut Collect::default()) {
         Err(kpe::live::LiveError::Suite { dir, errors }) => {
             assert_eq!(dir, suite);
             assert_eq!(errors.0.len(), 2, "{errors}");
         }
-        other => panic!("{:?}", other.map(|r| r.units)),
+        other => panic!("{:?}", other.map(|r| r.summary)),
     }
 }
 
@@ -912,7 +898,7 @@ fn kpe_engine_speaks_the_protocol() {
 // The sample engines in examples/engines (need python3)
 // ---------------------------------------------------------------------------
 
-fn sample(name: &str) -> LiveReport {
+fn sample(name: &str) -> Checked {
     check_path(&root().join("examples/engines").join(name), &quick())
 }
 
@@ -1212,4 +1198,36 @@ fn an_engine_is_checked_by_the_meaning_of_the_protocol_version_it_speaks() {
         &options,
     );
     assert!(plain.conforms(), "{:#?}", divergences(&plain));
+}
+
+/// Issue 25: a live run's memory does not grow with `--games`. The run
+/// keeps no unit (they reach the sink, every one, in plan order), and no
+/// more than the scheduler's window of results is held at once.
+#[test]
+fn a_run_holds_a_window_of_results_not_every_game() {
+    let games = kpe::live::WINDOW as u32 + 40;
+    let mut manifest = kpe_engine(&[], "default", 5000);
+    manifest["random"] = serde_json::json!({"max_plies": 2});
+    let options = LiveOptions {
+        seed: Some(25),
+        games: Some(games),
+        perft_depth: Some(1),
+        jobs: Some(2),
+        ..LiveOptions::default()
+    };
+    let report = check_json(&manifest, &options);
+    assert!(report.conforms(), "{:?}", report.summary);
+    assert!(
+        (1..=kpe::live::WINDOW).contains(&report.held),
+        "{}",
+        report.held
+    );
+    let random = report
+        .units
+        .iter()
+        .filter(|u| u.kind == "random-game")
+        .count();
+    assert_eq!(random, games as usize);
+    let seqs: Vec<u64> = report.units.iter().filter_map(|u| u.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
 }

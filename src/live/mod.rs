@@ -15,8 +15,10 @@
 
 pub(crate) mod bugs;
 mod engine;
+mod finished;
 pub mod interrupt;
 mod manifest;
+mod plan;
 mod process;
 mod quick_reply;
 mod repro;
@@ -44,7 +46,7 @@ pub use run::{
     MAX_RETRIES, MAX_SHRINKS, check_engine, check_manifest_file, list_units,
 };
 pub use scenarios::EngineSubject;
-pub use schedule::{MAX_STARTS, WorkerTime};
+pub use schedule::{MAX_STARTS, WINDOW, WorkerTime};
 pub use serve::{
     FIRST_START_MARK, MAX_PERFT_DEPTH, MAX_REQUEST_LINE, SLOW_DELAY, SLOW_START_DELAY,
 };

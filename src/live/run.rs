@@ -2,26 +2,29 @@
 //! (scenarios, perft counts, random games), run by the scheduler; then the
 //! examples of each group of divergences shrunk to minimal reproductions,
 //! the reading named (with probes when several profiles still explain
-//! everything), and the report written.
+//! everything), and the report written. The units finished go to disk in
+//! plan order as the run goes ([`super::finished`]); the passes after it
+//! read them back one at a time, so memory does not grow with `--games`.
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::engine::{Engine, EngineInfo};
+use super::finished::{Done, Finished, Stored};
 use super::manifest::{Manifest, PerftPlan, Profiles};
-use super::schedule::{self, Done, Planned, Settings};
+use super::plan::{Plan, ProfileUnits, RandomGames};
+use super::schedule::{self, Settings};
 use super::shrink::shrink;
-use super::units::{
-    Ctx, Probe, Unit, divergence, find_probe, perft_units, random_units, result, scenario_units,
-};
-use crate::judge::Question;
-use crate::judge::{Explanation, Reading, RuleSet, Tally, Unexplained, unexplained};
+use super::units::{Ctx, Probe, Unit, divergence, find_probe, perft_units, result, scenario_units};
+use crate::judge::{Answer, Question};
+use crate::judge::{Divergence, Explanation, Reading, RuleSet, Tally, Unexplained, unexplained};
 use crate::position::Position;
 use crate::profile::{Profile, Switch};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::reporter::{
-    Certificate, CheckError, Groups, InputError, Policy, ProfileSummary, Run, RunKind, Shard, Sink,
+    Certificate, CheckError, InputError, Policy, ProfileSummary, Run, RunKind, Shard, Sink,
     SuiteStamp, Summary, UnitResult, Verdict,
 };
 use crate::scenario::{ScenarioErrors, Suite};
@@ -68,7 +71,8 @@ pub struct LiveOptions {
     pub policy: Policy,
 }
 
-/// Everything a live run found.
+/// Everything a live run found but its units, which went to the sink one
+/// at a time and were not kept.
 #[derive(Clone, Debug)]
 pub struct LiveReport {
     /// The run's header, as reported.
@@ -79,8 +83,6 @@ pub struct LiveReport {
     pub profile: Profile,
     /// The seed of the random games.
     pub seed: u64,
-    /// Each unit's result, in the order run.
-    pub units: Vec<UnitResult>,
     /// The totals given to the report, with the reading named when
     /// something diverged.
     pub summary: Summary,
@@ -88,6 +90,11 @@ pub struct LiveReport {
     pub requests: u64,
     /// Where the scheduler's workers spent their time (not in the report).
     pub time: super::schedule::WorkerTime,
+    /// The most unit results held in memory at once, waiting for an
+    /// earlier unit of the plan to finish: never more than
+    /// [`super::WINDOW`], whatever `--games` is (each is written to a
+    /// temporary file and dropped once the units before it are done).
+    pub held: usize,
     /// Things the report mentions (perft depths cut short, units left
     /// out), as in [`Summary::notes`].
     pub notes: Vec<String>,
@@ -239,8 +246,8 @@ pub fn check_manifest_file(
 
 /// What a live run is made of, before anything is asked: the plan and the
 /// header.
-struct Prepared {
-    plan: Vec<Planned>,
+struct Prepared<'a> {
+    plan: Plan<'a>,
     run: Run,
     summary: Summary,
     profiles: Vec<Profile>,
@@ -260,11 +267,11 @@ fn load_suite(options: &LiveOptions) -> Result<(PathBuf, Suite), LiveError> {
     Ok((suite_dir, suite))
 }
 
-fn prepare(
+fn prepare<'a>(
     manifest: &Manifest,
     manifest_path: &Path,
-    options: &LiveOptions,
-) -> Result<Prepared, LiveError> {
+    options: &'a LiveOptions,
+) -> Result<Prepared<'a>, LiveError> {
     let (suite_dir, suite) = load_suite(options)?;
     let profiles = options
         .profiles
@@ -287,11 +294,11 @@ fn prepare(
         options.starts.clone()
     };
     let mut summary = Summary::default();
-    let random = RandomPlan {
+    let random = RandomGames {
         seed,
         games,
         max_plies,
-        starts: &starts,
+        starts: starts.as_slice().into(),
     };
     let all = every_unit(
         &suite_dir,
@@ -301,17 +308,18 @@ fn prepare(
         &random,
         &mut summary,
     );
-    let mut plan = selected(all, options, &mut summary);
+    let plan = Plan::new(all, &options.policy, options.shard);
+    let left_out = plan.left_out();
+    if left_out > 0 {
+        summary.note(format!("{left_out} units left out by --only/--skip"));
+    }
     // Coverage of the whole plan, before the shard's share is taken: every
     // shard reports the same, so that merged shards say what the
     // unsharded run says.
     for (index, &profile) in profiles.iter().enumerate() {
         summary.note(edge_coverage(&plan, index, profile));
     }
-    let planned = options.shard.map(|_| plan.len() as u64);
-    if let Some(shard) = options.shard {
-        plan.retain(|p| shard.contains(p.seq));
-    }
+    let planned = options.shard.map(|_| plan.selected());
     let mut run = Run::new(
         manifest_path.display().to_string(),
         RunKind::Engine,
@@ -347,33 +355,24 @@ fn prepare(
     })
 }
 
-/// The random games of a plan: how many, from which seed and starts, and
-/// how long each may be.
-struct RandomPlan<'a> {
-    seed: u64,
-    games: u32,
-    max_plies: u32,
-    starts: &'a [Position],
-}
-
 /// Every unit of the run, profile by profile: the suite's scenarios, perft,
-/// the random games and the edge positions. A perft cut by the node budget
-/// is noted in `summary`.
+/// the random games (made when the plan reaches them) and the edge
+/// positions. A perft cut by the node budget is noted in `summary`.
 fn every_unit(
     suite_dir: &Path,
     suite: &Suite,
     profiles: &[Profile],
     perft_plan: PerftPlan,
-    random: &RandomPlan<'_>,
+    random: &RandomGames,
     summary: &mut Summary,
-) -> Vec<Planned> {
-    let mut all: Vec<Planned> = Vec::new();
-    for (index, &profile) in profiles.iter().enumerate() {
-        let mut units: Vec<Box<dyn Unit>> = Vec::new();
-        units.extend(
+) -> Vec<ProfileUnits> {
+    let mut all = Vec::new();
+    for &profile in profiles {
+        let mut before: Vec<Arc<dyn Unit>> = Vec::new();
+        before.extend(
             scenario_units(suite_dir, suite, profile)
                 .into_iter()
-                .map(|u| Box::new(u) as Box<dyn Unit>),
+                .map(|u| Arc::new(u) as Arc<dyn Unit>),
         );
         let (perft, cut) = perft_units(suite, profile, perft_plan.max_depth, perft_plan.max_nodes);
         if let Some(depth) = cut {
@@ -382,43 +381,19 @@ fn every_unit(
                 perft_plan.max_nodes
             ));
         }
-        units.extend(perft.into_iter().map(|u| Box::new(u) as Box<dyn Unit>));
-        units.extend(
-            random_units(random.seed, random.games, random.max_plies, random.starts)
-                .into_iter()
-                .map(|u| Box::new(u) as Box<dyn Unit>),
-        );
-        units.extend(
-            super::units::edge_units(profile, random.seed)
-                .into_iter()
-                .map(|u| Box::new(u) as Box<dyn Unit>),
-        );
-        all.extend(units.into_iter().map(|unit| Planned {
-            profile_index: index,
+        before.extend(perft.into_iter().map(|u| Arc::new(u) as Arc<dyn Unit>));
+        let after: Vec<Arc<dyn Unit>> = super::units::edge_units(profile, random.seed)
+            .into_iter()
+            .map(|u| Arc::new(u) as Arc<dyn Unit>)
+            .collect();
+        all.push(ProfileUnits {
             profile,
-            seq: 0,
-            unit,
-        }));
+            before,
+            games: random.clone(),
+            after,
+        });
     }
     all
-}
-
-/// The units `--only` and `--skip` select, numbered in plan order; how many
-/// were left out is noted in `summary`.
-fn selected(all: Vec<Planned>, options: &LiveOptions, summary: &mut Summary) -> Vec<Planned> {
-    let before = all.len();
-    let mut plan: Vec<Planned> = all
-        .into_iter()
-        .filter(|p| options.policy.selects(&p.unit.id(), p.unit.rules()))
-        .collect();
-    let left_out = before - plan.len();
-    if left_out > 0 {
-        summary.note(format!("{left_out} units left out by --only/--skip"));
-    }
-    for (k, planned) in plan.iter_mut().enumerate() {
-        planned.seq = k as u64;
-    }
-    plan
 }
 
 /// The certificate's part that `options` decide alone: the protocol, the
@@ -445,13 +420,14 @@ fn selection_certificate(options: &LiveOptions) -> Certificate {
 
 /// The note of how many edge probes of `plan` lie on each boundary of
 /// `profile` (the plan's `index`th).
-fn edge_coverage(plan: &[Planned], index: usize, profile: Profile) -> String {
+fn edge_coverage(plan: &Plan<'_>, index: usize, profile: Profile) -> String {
     let mut on: Vec<(crate::judge::Boundary, usize)> = crate::judge::Boundary::all()
         .into_iter()
         .map(|b| (b, 0))
         .collect();
-    for planned in plan.iter().filter(|p| p.profile_index == index) {
-        for b in planned.unit.boundaries() {
+    // Only the units made with the plan lie on boundaries, not the games.
+    for unit in plan.fixed(index) {
+        for b in unit.boundaries() {
             if let Some(count) = on.iter_mut().find(|(x, _)| x == b) {
                 count.1 += 1;
             }
@@ -541,20 +517,29 @@ pub fn check_engine(
         },
     );
     progress.finish();
-    let mut done = ran.done;
+    let mut finished = ran.finished;
     let mut spares = Spares {
         profiles: &profiles,
         make: &make,
         engines: profiles.iter().map(|_| None).collect(),
     };
-    if !interrupted() {
-        shrink_examples(&mut done, &mut spares);
-    }
-    let rows = name_readings(&mut done, &mut spares, options, seed, &roots, &spool);
+    let shrunk = if interrupted() {
+        Vec::new()
+    } else {
+        shrink_examples(&finished, &mut spares)
+    };
+    let mut probes = Vec::new();
+    let rows = name_readings(
+        &mut finished,
+        &mut probes,
+        &mut spares,
+        options,
+        seed,
+        &roots,
+        &spool,
+    )
+    .map_err(LiveError::Output)?;
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
-    let mut shutdown = ran.shutdown;
-    let units = report_units(&mut summary, rows, done, &mut shutdown, options);
-    closing_notes(&mut summary, &units, manifest.timeouts.start_ms, options);
     let info = info.or(ran.info);
     run.engine = info.as_ref().map(|i| TranscriptEngine {
         name: i.name.clone(),
@@ -564,37 +549,60 @@ pub fn check_engine(
     if let Some(i) = &info {
         run.certificate.protocol = Some(i.protocol);
     }
-    let write = |sink: &mut dyn Sink| -> io::Result<()> {
-        sink.begin(&run)?;
-        for unit in &units {
-            sink.unit(unit)?;
-        }
-        sink.finish(&summary)
-    };
-    write(sink).map_err(LiveError::Output)?;
+    sink.begin(&run).map_err(LiveError::Output)?;
+    let closing = report_units(
+        &mut summary,
+        rows,
+        Parts {
+            finished: &mut finished,
+            probes,
+            shutdown: ran.shutdown,
+            shrunk,
+        },
+        options,
+        &spool,
+        sink,
+    )
+    .map_err(LiveError::Output)?;
+    closing_notes(&mut summary, closing, manifest.timeouts.start_ms, options);
+    sink.finish(&summary).map_err(LiveError::Output)?;
     let notes = summary.notes.clone();
     Ok(LiveReport {
-        run: run.clone(),
+        run,
         engine: info,
         profile: profiles[0],
         seed,
-        units,
         summary,
         requests,
         time: ran.time,
+        held: ran.held,
         notes,
     })
+}
+
+/// What the summary's last notes need of the units, taken as they are
+/// reported.
+struct Closing<'a> {
+    slow: SlowStarts,
+    unmatched: crate::reporter::Unmatched<'a>,
+}
+
+impl Closing<'_> {
+    fn see(&mut self, unit: &UnitResult) {
+        self.slow.see(unit);
+        self.unmatched.see(unit);
+    }
 }
 
 /// The summary's last notes: a slow engine start, the signal that stopped
 /// the run, or the `--expect-fail` lines that matched no unit.
 fn closing_notes(
     summary: &mut Summary,
-    units: &[UnitResult],
+    closing: Closing<'_>,
     start_ms: u64,
     options: &LiveOptions,
 ) {
-    if let Some(note) = slow_start_note(units, start_ms) {
+    if let Some(note) = closing.slow.note(start_ms) {
         summary.note(note);
     }
     if let Some(signal) = super::interrupt::interrupted() {
@@ -602,11 +610,7 @@ fn closing_notes(
     } else if options.shard.is_none() {
         // A shard sees only its share: the lines for the others' units
         // would all be noted.
-        let mut unmatched = crate::reporter::Unmatched::new(&options.policy);
-        for unit in units {
-            unmatched.see(unit);
-        }
-        for note in unmatched.notes() {
+        for note in closing.unmatched.notes() {
             summary.note(note);
         }
     }
@@ -647,32 +651,48 @@ fn coverage_note(profile: Profile, on: &[(crate::judge::Boundary, usize)]) -> St
     note
 }
 
-/// The report's note when some start of the engine answered its hello later
-/// than the start timeout and the engine was started once more.
-fn slow_start_note(units: &[UnitResult], start_ms: u64) -> Option<String> {
-    let slow: Vec<&UnitResult> = units
-        .iter()
-        .filter(|u| u.retried.iter().any(schedule::is_slow_start))
-        .collect();
-    let first = slow.first()?;
-    let then = if slow
-        .iter()
-        .any(|u| u.reason.as_deref() == Some(crate::reporter::DID_NOT_START))
-    {
-        "it did not answer the second time either"
-    } else {
-        "it answered then, and the run went on"
-    };
-    Some(format!(
-        "slow start: the engine gave no hello within the start timeout ({start_ms} ms) on {} \
-         (first: {}) and was started once more; {then}: raise `timeouts.start_ms` if it needs longer",
-        if slow.len() == 1 {
-            "1 start".to_owned()
+/// The units whose engine answered its hello later than the start timeout
+/// on some start, after which it was started once more.
+#[derive(Default)]
+struct SlowStarts {
+    count: usize,
+    /// The first such unit's label.
+    first: Option<String>,
+    /// Whether one of them did not start the second time either.
+    gave_up: bool,
+}
+
+impl SlowStarts {
+    fn see(&mut self, unit: &UnitResult) {
+        if !unit.retried.iter().any(schedule::is_slow_start) {
+            return;
+        }
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(unit.label());
+        }
+        self.gave_up |= unit.reason.as_deref() == Some(crate::reporter::DID_NOT_START);
+    }
+
+    /// The report's note when some start of the engine answered its hello
+    /// later than the start timeout and the engine was started once more.
+    fn note(&self, start_ms: u64) -> Option<String> {
+        let first = self.first.as_ref()?;
+        let then = if self.gave_up {
+            "it did not answer the second time either"
         } else {
-            format!("{} starts", slow.len())
-        },
-        first.label()
-    ))
+            "it answered then, and the run went on"
+        };
+        Some(format!(
+            "slow start: the engine gave no hello within the start timeout ({start_ms} ms) on {} \
+             (first: {first}) and was started once more; {then}: raise `timeouts.start_ms` if it needs longer",
+            if self.count == 1 {
+                "1 start".to_owned()
+            } else {
+                format!("{} starts", self.count)
+            },
+        ))
+    }
 }
 
 /// Engines started after the scheduled run (to shrink and to probe), one
@@ -704,40 +724,37 @@ impl Spares<'_> {
     }
 }
 
-/// Shrinks the example of each diverging group, in plan order, and puts
-/// the minimal reproduction into its divergence.
-fn shrink_examples(done: &mut [Done], spares: &mut Spares<'_>) {
-    let mut groups = Groups::default();
-    for d in done.iter() {
-        groups.add(&d.result);
-    }
-    let examples: Vec<(String, Option<Profile>)> = groups
+/// Shrinks the example of each diverging group, in plan order: the
+/// divergence of each example with its minimal reproduction, by the
+/// example's profile and id, to be put in its place when the units are
+/// reported.
+fn shrink_examples(finished: &Finished, spares: &mut Spares<'_>) -> Vec<Shrunk> {
+    let examples: Vec<(String, Option<Profile>)> = finished
+        .groups
         .sorted()
         .iter()
         .filter(|g| g.verdict == Verdict::Diverges)
         .take(MAX_SHRINKS)
         .map(|g| (g.example.id.clone(), g.example.profile))
         .collect();
+    let mut shrunk = Vec::new();
     for (id, profile) in examples {
-        let Some(d) = done
-            .iter_mut()
-            .find(|d| d.result.id == id && d.result.profile == profile)
+        let Some(example) = finished
+            .examples
+            .iter()
+            .find(|e| e.id == id && e.profile == profile)
         else {
             continue;
         };
-        let Some(found) = d.found.clone() else {
-            continue;
-        };
-        let claimed = spares.profiles[d.profile_index];
-        let engine = spares.get(d.profile_index);
-        let shrunk = shrink(engine, &found, claimed);
+        let found = &example.found;
+        let claimed = spares.profiles[example.profile_index];
+        let engine = spares.get(example.profile_index);
+        let minimal = shrink(engine, found, claimed);
         // The shrinking questions make the example smaller; they are not
         // the unit's answers, which alone judge the reading ([`explain`]).
         let _ = engine.take_journal();
-        let Some(div) = d.result.divergence.as_mut() else {
-            continue;
-        };
-        match shrunk {
+        let mut div = example.divergence.clone();
+        match minimal {
             Ok(minimal) if minimal.question.position() != found.question.position() => {
                 let small = *minimal.question.position();
                 div.notes.push(format!(
@@ -754,71 +771,85 @@ fn shrink_examples(done: &mut [Done], spares: &mut Spares<'_>) {
                 }
                 div.scenario = divergence(&minimal, 1, claimed, Some(&id)).scenario;
             }
-            Ok(_) => {}
+            Ok(_) => continue,
             Err(f) => div.notes.push(format!("shrinking stopped: {}", f.kind)),
         }
+        shrunk.push(Shrunk {
+            profile,
+            id,
+            divergence: div,
+        });
     }
+    shrunk
+}
+
+/// A group's example with its minimal reproduction: the divergence that
+/// replaces the unit's own when it is reported.
+struct Shrunk {
+    profile: Option<Profile>,
+    id: String,
+    divergence: Box<Divergence>,
 }
 
 /// One profile's row of the summary: its index, the profile, the reading
-/// named for it, how well each profile explains its answers, and what each
-/// of its units leaves unexplained (in `done` order; empty when the reading
-/// was not looked for).
-type Row = (
-    usize,
-    Profile,
-    Option<Reading>,
-    Vec<Explanation>,
-    Vec<Vec<Unexplained>>,
-);
+/// named for it, how well each profile explains its answers, and whether
+/// its units were judged under the other profiles (each unit's record of
+/// it is then given in a shard's report).
+type Row = (usize, Profile, Option<Reading>, Vec<Explanation>, bool);
 
 /// Names the reading of each profile that diverged, probing when several
-/// profiles still explain everything; the probes join `done`.
+/// profiles still explain everything; the probes join `probes`.
+///
+/// # Errors
+///
+/// The finished units could not be read back.
 fn name_readings(
-    done: &mut Vec<Done>,
+    finished: &mut Finished,
+    probes: &mut Vec<Done>,
     spares: &mut Spares<'_>,
     options: &LiveOptions,
     seed: u64,
     roots: &[Position],
     spool: &super::spool::FactSpool,
-) -> Vec<Row> {
+) -> io::Result<Vec<Row>> {
     let interrupted = || super::interrupt::interrupted().is_some();
     let mut rows = Vec::new();
     for (index, &profile) in spares.profiles.iter().enumerate() {
-        let diverged = done
-            .iter()
-            .any(|d| d.profile_index == index && d.result.verdict == Verdict::Diverges);
+        let diverged = finished.diverged(index);
         let mut explanations = Vec::new();
-        let mut records = Vec::new();
         let mut reading = None;
-        if (diverged || options.shard.is_some()) && !interrupted() {
-            let mut probes = 0;
+        let explained = (diverged || options.shard.is_some()) && !interrupted();
+        if explained {
+            // The scheduled units are judged once; each probe adds to them.
+            let scheduled = tally_scheduled(finished, index, profile, spool)?;
+            let mut asked = 0;
             loop {
-                (explanations, records) = explain(done, index, profile, spool);
+                explanations = explain(&scheduled, probes, index, profile, spool);
                 let r = crate::judge::reading_from(profile, &explanations, KEPT);
                 let candidates: Vec<Profile> = r.conforms_under.clone();
-                if !diverged || candidates.len() < 2 || probes >= MAX_PROBES {
+                if !diverged || candidates.len() < 2 || asked >= MAX_PROBES {
                     reading = diverged.then_some(r);
                     break;
                 }
-                let Some(probe) = find_probe(probes, &candidates, roots, seed) else {
+                let Some(probe) = find_probe(asked, &candidates, roots, seed) else {
                     let mut r = r;
                     r.unseparated = Some(unseparated(&candidates));
                     reading = Some(r.stated());
                     break;
                 };
-                probes += 1;
-                let answered = run_probe(&probe, spares.get(index), profile, index, options, done);
+                asked += 1;
+                let answered =
+                    run_probe(&probe, spares.get(index), profile, index, options, probes);
                 if !answered {
-                    (explanations, records) = explain(done, index, profile, spool);
+                    explanations = explain(&scheduled, probes, index, profile, spool);
                     reading = Some(crate::judge::reading_from(profile, &explanations, KEPT));
                     break;
                 }
             }
         }
-        rows.push((index, profile, reading, explanations, records));
+        rows.push((index, profile, reading, explanations, explained));
     }
-    rows
+    Ok(rows)
 }
 
 /// Asks `probe` of `engine` and adds its unit to `done`: whether the
@@ -852,55 +883,163 @@ fn run_probe(
     answered
 }
 
-/// The report's units in plan order (each profile's units, probes and
-/// shutdown), counted into `summary` with each profile's row.
-fn report_units(
+/// What the report is made of besides the summary's rows: the scheduled
+/// units, the probes, the engines' failures after `quit`, and the shrunk
+/// examples.
+struct Parts<'a> {
+    finished: &'a mut Finished,
+    probes: Vec<Done>,
+    shutdown: Vec<Done>,
+    shrunk: Vec<Shrunk>,
+}
+
+/// Writes the report's units to `sink` in plan order (each profile's
+/// units, probes and shutdown), one at a time, counting them into
+/// `summary` with each profile's row; what the closing notes need of them.
+///
+/// # Errors
+///
+/// The sink's, or the finished units could not be read back.
+fn report_units<'o>(
     summary: &mut Summary,
     rows: Vec<Row>,
-    mut done: Vec<Done>,
-    shutdown: &mut [Done],
-    options: &LiveOptions,
-) -> Vec<UnitResult> {
-    let mut units: Vec<UnitResult> = Vec::with_capacity(done.len() + shutdown.len());
-    let several = rows.len() > 1;
-    for (index, profile, reading, explanations, records) in rows {
-        let mut counts = crate::reporter::Counts::default();
-        let mut records = records.into_iter();
-        let mine = done
-            .iter_mut()
-            .filter(|d| d.profile_index == index)
-            .chain(shutdown.iter_mut().filter(|d| d.profile_index == index));
-        for d in mine {
-            // Each result is moved into the report, not copied: the units
-            // are held once, whatever `--games` is.
-            let mut unit = std::mem::replace(&mut d.result, UnitResult::moved_out());
-            d.found = None;
-            if !several {
-                unit.profile = None;
+    parts: Parts<'_>,
+    options: &'o LiveOptions,
+    spool: &super::spool::FactSpool,
+    sink: &mut dyn Sink,
+) -> io::Result<Closing<'o>> {
+    let Parts {
+        finished,
+        probes,
+        shutdown,
+        mut shrunk,
+    } = parts;
+    let mut out = Reported {
+        summary,
+        sink,
+        several: rows.len() > 1,
+        shard: options.shard.is_some(),
+        closing: Closing {
+            slow: SlowStarts::default(),
+            unmatched: crate::reporter::Unmatched::new(&options.policy),
+        },
+        spool,
+    };
+    out.summary.rules.extend(finished.rules);
+    let mut rows = rows.into_iter();
+    let mut current: Option<(Row, crate::reporter::Counts)> = None;
+    finished.each(|mut stored| {
+        while current
+            .as_ref()
+            .is_none_or(|((index, ..), _)| *index < stored.profile_index)
+        {
+            if let Some((row, counts)) = current.take() {
+                out.close_row(row, counts, &probes, &shutdown)?;
             }
-            // A shard's units say what they leave unexplained, so that
-            // `kpe-check merge` counts only the units the whole run keeps.
-            if options.shard.is_some() {
-                unit.unexplained = records.next().unwrap_or_default();
-            }
-            counts.add(&unit);
-            summary.add(&unit);
-            summary.rules.extend(d.rules);
-            units.push(unit);
+            let Some(row) = rows.next() else {
+                break;
+            };
+            current = Some((row, crate::reporter::Counts::default()));
         }
+        // A group's example is reported with its minimal reproduction.
+        if let Some(k) = shrunk
+            .iter()
+            .position(|s| s.id == stored.result.id && s.profile == stored.result.profile)
+        {
+            stored.result.divergence = Some(shrunk.swap_remove(k).divergence);
+        }
+        let mut none = crate::reporter::Counts::default();
+        let (record, counts) = match &mut current {
+            Some((row, counts)) => (out.record(&Answered::of_stored(&stored), row), counts),
+            None => (Vec::new(), &mut none),
+        };
+        out.put(stored.result, record, counts)
+    })?;
+    if let Some((row, counts)) = current.take() {
+        out.close_row(row, counts, &probes, &shutdown)?;
+    }
+    for row in rows {
+        out.close_row(row, crate::reporter::Counts::default(), &probes, &shutdown)?;
+    }
+    if !out.several {
+        out.summary.reading = out.summary.profiles.first().and_then(|p| p.reading.clone());
+    }
+    Ok(out.closing)
+}
+
+/// Where the report's units go, one at a time.
+struct Reported<'a, 'o> {
+    summary: &'a mut Summary,
+    sink: &'a mut dyn Sink,
+    several: bool,
+    shard: bool,
+    closing: Closing<'o>,
+    spool: &'a super::spool::FactSpool,
+}
+
+impl Reported<'_, '_> {
+    /// What `unit`, of `row`'s profile, leaves unexplained, as a shard's
+    /// report gives it (empty elsewhere, and when the profile's units were
+    /// not judged under the others).
+    fn record(&self, unit: &Answered<'_>, row: &Row) -> Vec<Unexplained> {
+        let (_, claimed, _, _, explained) = *row;
+        if !self.shard || !explained {
+            return Vec::new();
+        }
+        unexplained(&left_unexplained(unit, &checked(claimed), self.spool))
+    }
+
+    /// Counts `unit` into `counts` and the summary, and writes it.
+    fn put(
+        &mut self,
+        mut unit: UnitResult,
+        record: Vec<Unexplained>,
+        counts: &mut crate::reporter::Counts,
+    ) -> io::Result<()> {
+        if !self.several {
+            unit.profile = None;
+        }
+        // A shard's units say what they leave unexplained, so that
+        // `kpe-check merge` counts only the units the whole run keeps.
+        if self.shard {
+            unit.unexplained = record;
+        }
+        counts.add(&unit);
+        self.summary.add(&unit);
+        self.closing.see(&unit);
+        self.sink.unit(&unit)
+    }
+
+    /// The end of `row`'s units: its probes, its engines' failures after
+    /// `quit`, then its line of the summary.
+    fn close_row(
+        &mut self,
+        row: Row,
+        mut counts: crate::reporter::Counts,
+        probes: &[Done],
+        shutdown: &[Done],
+    ) -> io::Result<()> {
+        let index = row.0;
+        for d in probes.iter().filter(|d| d.profile_index == index) {
+            let record = self.record(&Answered::of_done(d), &row);
+            self.summary.rules.extend(d.rules);
+            self.put(d.result.clone(), record, &mut counts)?;
+        }
+        for d in shutdown.iter().filter(|d| d.profile_index == index) {
+            self.summary.rules.extend(d.rules);
+            self.put(d.result.clone(), Vec::new(), &mut counts)?;
+        }
+        let (_, profile, reading, explanations, _) = row;
         rows_push(
-            summary,
+            self.summary,
             profile,
             counts,
             reading,
             explanations,
-            options.shard.is_some(),
+            self.shard,
         );
+        Ok(())
     }
-    if !several {
-        summary.reading = summary.profiles.first().and_then(|p| p.reading.clone());
-    }
-    units
 }
 
 fn rows_push(
@@ -940,57 +1079,134 @@ fn rechecked(claimed: Profile) -> Vec<Profile> {
 /// The readings no stateless answer tells apart: kept as claimed.
 const KEPT: &[Switch] = &[Switch::EndOnRepetition];
 
-/// Under each re-checked profile, the units of profile `index` whose
-/// answers it leaves unexplained, by the rules that decide them; and each
-/// unit's own record of it, in `done` order. A unit is judged by its own
-/// answers (the scheduled run's, or a probe's), not by the questions asked
-/// while shrinking it, which only make its example smaller: so a unit
-/// counts the same whoever shrank it, in the whole run or in a shard.
-#[must_use]
-fn explain(
-    done: &[Done],
+/// The profiles a unit of an engine claiming `claimed` is judged under:
+/// the claim first (the nearest profile may be the claim itself,
+/// spec/REPORT.md, "Naming the reading"), then the re-checked ones.
+fn checked(claimed: Profile) -> Vec<Profile> {
+    std::iter::once(claimed).chain(rechecked(claimed)).collect()
+}
+
+/// What explaining a unit needs of it: its result, and its answers.
+struct Answered<'a> {
+    result: &'a UnitResult,
+    found: bool,
+    spooled: Option<super::spool::Spooled>,
+    facts: &'a [(Question, Answer)],
+}
+
+impl Answered<'_> {
+    fn of_stored(s: &Stored) -> Answered<'_> {
+        Answered {
+            result: &s.result,
+            found: s.found,
+            spooled: s.spooled,
+            facts: &s.facts,
+        }
+    }
+
+    fn of_done(d: &Done) -> Answered<'_> {
+        Answered {
+            result: &d.result,
+            found: d.found.is_some(),
+            spooled: d.spooled,
+            facts: &d.facts,
+        }
+    }
+}
+
+/// Under each re-checked profile, the scheduled units of profile `index`
+/// whose answers it leaves unexplained, by the rules that decide them. A
+/// unit is judged by its own answers (the scheduled run's, or a probe's,
+/// [`explain`]), not by the questions asked while shrinking it, which only
+/// make its example smaller: so a unit counts the same whoever shrank it,
+/// in the whole run or in a shard.
+///
+/// # Errors
+///
+/// The finished units could not be read back.
+fn tally_scheduled(
+    finished: &mut Finished,
     index: usize,
     claimed: Profile,
     spool: &super::spool::FactSpool,
-) -> (Vec<Explanation>, Vec<Vec<Unexplained>>) {
-    let units: Vec<&Done> = done.iter().filter(|d| d.profile_index == index).collect();
-    // The claimed profile is a candidate too: the nearest profile may be
-    // the claim itself (spec/REPORT.md, "Naming the reading").
-    let profiles: Vec<Profile> = std::iter::once(claimed).chain(rechecked(claimed)).collect();
+) -> io::Result<Tally> {
+    let profiles = checked(claimed);
     let mut tally = Tally::new(profiles.iter().copied());
-    let mut records = Vec::with_capacity(units.len());
-    // Each unit's answers are read back once, and judged under every
-    // re-checked profile at once: one unit's answers in memory at a time.
-    for d in &units {
-        let spooled = d
-            .spooled
-            .map(|at| spool.load(at).unwrap_or_default())
-            .unwrap_or_default();
-        let mut left: Vec<(Profile, RuleSet)> = Vec::new();
-        for &profile in &profiles {
-            let mut broken = RuleSet::new();
-            for (question, answer) in spooled.iter().chain(&d.facts) {
-                if let Some(m) = crate::judge::compare(question, answer, profile) {
-                    m.rules.iter().for_each(|r| broken.insert(r));
-                }
-            }
-            broken.extend(wrong_count_under(d, profile));
-            if !broken.is_empty() || is_unexplained_without_facts(d) {
-                tally.unexplained(profile, broken.iter().map(str::to_owned));
-                left.push((profile, broken));
+    // One unit's answers in memory at a time.
+    finished.each(|stored| {
+        if stored.profile_index == index {
+            count(&mut tally, &Answered::of_stored(&stored), &profiles, spool);
+        }
+        Ok(())
+    })?;
+    Ok(tally)
+}
+
+/// How well each re-checked profile explains the units of profile
+/// `index`: those of the scheduled run (`scheduled`, from
+/// [`tally_scheduled`]), then the probes.
+fn explain(
+    scheduled: &Tally,
+    probes: &[Done],
+    index: usize,
+    claimed: Profile,
+    spool: &super::spool::FactSpool,
+) -> Vec<Explanation> {
+    let profiles = checked(claimed);
+    let mut tally = scheduled.clone();
+    for d in probes.iter().filter(|d| d.profile_index == index) {
+        count(&mut tally, &Answered::of_done(d), &profiles, spool);
+    }
+    tally.explanations()
+}
+
+/// Counts `unit` into `tally` under each of `profiles` that leaves it
+/// unexplained.
+fn count(
+    tally: &mut Tally,
+    unit: &Answered<'_>,
+    profiles: &[Profile],
+    spool: &super::spool::FactSpool,
+) {
+    for (profile, broken) in left_unexplained(unit, profiles, spool) {
+        tally.unexplained(profile, broken.iter().map(str::to_owned));
+    }
+}
+
+/// The profiles of `profiles` that leave `unit`'s answers unexplained,
+/// each with the rules that decide them. Its answers are read back once,
+/// and judged under every profile at once.
+fn left_unexplained(
+    unit: &Answered<'_>,
+    profiles: &[Profile],
+    spool: &super::spool::FactSpool,
+) -> Vec<(Profile, RuleSet)> {
+    let spooled = unit
+        .spooled
+        .map(|at| spool.load(at).unwrap_or_default())
+        .unwrap_or_default();
+    let mut left: Vec<(Profile, RuleSet)> = Vec::new();
+    for &profile in profiles {
+        let mut broken = RuleSet::new();
+        for (question, answer) in spooled.iter().chain(unit.facts) {
+            if let Some(m) = crate::judge::compare(question, answer, profile) {
+                m.rules.iter().for_each(|r| broken.insert(r));
             }
         }
-        records.push(unexplained(&left));
+        broken.extend(wrong_count_under(unit.result, profile));
+        if !broken.is_empty() || is_unexplained_without_facts(unit) {
+            left.push((profile, broken));
+        }
     }
-    (tally.explanations(), records)
+    left
 }
 
 /// The rules of a perft unit whose count is wrong though its answers are
 /// right, when `profile` does not give the engine's count either: a count
 /// no profile's answers show, judged by that profile's own count of the
 /// smallest differing subtree. Empty for every other unit.
-fn wrong_count_under(d: &Done, profile: Profile) -> RuleSet {
-    let Some(div) = d.result.divergence.as_deref() else {
+fn wrong_count_under(result: &UnitResult, profile: Profile) -> RuleSet {
+    let Some(div) = result.divergence.as_deref() else {
         return RuleSet::new();
     };
     let (Some(table), Some(top)) = (&div.perft, div.before) else {
@@ -1013,8 +1229,8 @@ fn wrong_count_under(d: &Done, profile: Profile) -> RuleSet {
 
 /// A unit that diverged on something its answers do not show (a whole
 /// line's outcome) counts as unexplained under every profile.
-fn is_unexplained_without_facts(d: &Done) -> bool {
-    d.result.verdict == Verdict::Diverges && d.found.is_none() && d.result.kind == "scenario"
+fn is_unexplained_without_facts(unit: &Answered<'_>) -> bool {
+    unit.result.verdict == Verdict::Diverges && !unit.found && unit.result.kind == "scenario"
 }
 
 fn unseparated(candidates: &[Profile]) -> String {

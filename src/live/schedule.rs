@@ -6,66 +6,35 @@
 //! workers, each with its own engine process, take the next unit in plan
 //! order. A stopping rule (`--max-failures`, a chain whose earlier unit
 //! failed, too many diverging random games) only looks at units earlier in
-//! the plan, and is applied once more in plan order when all is done, so
-//! that the report is the same whatever the number of workers.
+//! the plan, and is applied once more in plan order as the units are
+//! finished, so that the report is the same whatever the number of workers.
+//!
+//! A unit done waits in a window until every unit before it in the plan is
+//! done; then it goes, normalized, to [`Finished`] (on disk) and is
+//! dropped. No worker takes a unit more than [`WINDOW`] places after the
+//! first unfinished one, so at most that many results are held at once,
+//! whatever `--games` is.
 
-use std::sync::Mutex;
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use super::engine::{Engine, EngineInfo, Failure};
-use super::shrink::Diverging;
-use super::units::{Ctx, Unit, result};
+use super::finished::{Done, Finished};
+use super::plan::{Plan, Planned, Units};
+use super::units::{Ctx, result};
 use crate::judge::RuleSet;
-use crate::judge::{Answer, Question};
 use crate::profile::Profile;
 use crate::reporter::{Policy, UnitResult, Verdict};
 
 /// Engine processes one worker starts for one profile before it gives up.
 pub const MAX_STARTS: u32 = 4;
 
-/// A unit in the plan, with the profile it is checked under.
-pub struct Planned {
-    /// Which profile of the run (0 for the first).
-    pub profile_index: usize,
-    /// The profile.
-    pub profile: Profile,
-    /// Its place in the whole plan, before sharding.
-    pub seq: u64,
-    /// The unit.
-    pub unit: Box<dyn Unit>,
-}
-
-/// A unit done: its result, and what the run needs of it afterwards.
-pub struct Done {
-    /// The result, as reported.
-    pub result: UnitResult,
-    /// The first wrong answer, for shrinking.
-    pub found: Option<Box<Diverging>>,
-    /// Rules exercised by the answers that agreed.
-    pub rules: RuleSet,
-    /// Questions asked, with the engine's answers, kept in memory (those
-    /// learnt after the unit ran: shrinking, probes).
-    pub facts: Vec<(Question, Answer)>,
-    /// The unit's own questions and answers, in the run's spool file.
-    pub spooled: Option<super::spool::Spooled>,
-    /// Which profile of the run.
-    pub profile_index: usize,
-}
-
-impl Done {
-    /// A unit done with no answers to keep (skipped, or its engine did not
-    /// answer).
-    fn without_answers(result: UnitResult, profile_index: usize) -> Done {
-        Done {
-            result,
-            found: None,
-            rules: RuleSet::new(),
-            facts: Vec::new(),
-            spooled: None,
-            profile_index,
-        }
-    }
-}
+/// Units done held at once, waiting for an earlier unit of the plan: a
+/// worker waits rather than take a unit further on than this. Large
+/// enough that a unit as long as a thousand others (a deep perft count)
+/// holds no worker up; a thousand results are well under 1 MB.
+pub const WINDOW: usize = 1024;
 
 /// How the scheduler runs the plan.
 pub struct Settings<'a> {
@@ -89,7 +58,10 @@ pub struct Settings<'a> {
 pub struct Ran {
     /// One per unit, in plan order, those not reached after an
     /// interruption left out.
-    pub done: Vec<Done>,
+    pub finished: Finished,
+    /// The most results held at once, waiting for an earlier unit (never
+    /// more than [`WINDOW`]).
+    pub held: usize,
     /// Engine failures outside any unit (after `quit`), by profile index.
     pub shutdown: Vec<Done>,
     /// Requests sent.
@@ -126,18 +98,11 @@ impl WorkerTime {
 
 /// Why a unit is not to be run, looking only at results earlier in the
 /// plan: the same question is asked again, in plan order, at the end.
-/// The finished results at the start of the plan are kept counted in
-/// `state.prefix` ([`crate::reporter::StopState`]), so that each unit costs
-/// only the finished results after the first gap, not all before it.
-fn stop_reason(plan: &[Planned], state: &mut State, i: usize, policy: &Policy) -> Option<String> {
-    while state.prefix_len < i {
-        let Some(d) = &state.results[state.prefix_len] else {
-            break;
-        };
-        state.prefix.record(&d.result);
-        state.prefix_len += 1;
-    }
-    let me = &plan[i];
+/// The finished results at the start of the plan are counted in
+/// `state.prefix` ([`crate::reporter::StopState`]) as they leave the
+/// window, so that each unit costs only the results in the window before
+/// it.
+fn stop_reason(me: &Planned, state: &State<'_>, i: usize, policy: &Policy) -> Option<String> {
     let ask = |stop: &crate::reporter::StopState| {
         stop.reason(
             me.unit.kind(),
@@ -146,11 +111,13 @@ fn stop_reason(plan: &[Planned], state: &mut State, i: usize, policy: &Policy) -
             policy.max_failures,
         )
     };
-    if state.prefix_len == i {
+    let mut waiting = state.window.iter().take(i - state.base).flatten();
+    let Some(first) = waiting.next() else {
         return ask(&state.prefix);
-    }
+    };
     let mut stop = state.prefix.clone();
-    for d in state.results[state.prefix_len..i].iter().flatten() {
+    stop.record(&first.result);
+    for d in waiting {
         stop.record(&d.result);
     }
     ask(&stop)
@@ -164,12 +131,20 @@ fn skipped(planned: &Planned, reason: String) -> Done {
     Done::without_answers(result, planned.profile_index)
 }
 
-struct State {
+struct State<'p> {
+    /// The plan's units not yet taken.
+    units: Units<'p>,
     next: usize,
-    results: Vec<Option<Done>>,
-    /// The stopping rules' count of `results[..prefix_len]`, all finished.
+    /// The units from `base` to `next`, in plan order: `None` while one
+    /// runs.
+    window: VecDeque<Option<Done>>,
+    base: usize,
+    /// The stopping rules' count of the results before `base`, as run.
     prefix: crate::reporter::StopState,
-    prefix_len: usize,
+    /// The same, of the results as reported ([`crate::reporter::StopState::normalize`]).
+    reported: crate::reporter::StopState,
+    finished: Finished,
+    held: usize,
     shutdown: Vec<Done>,
     requests: u64,
     info: Option<EngineInfo>,
@@ -185,7 +160,7 @@ struct Worker<'a> {
 impl Worker<'_> {
     /// The engine for `planned`'s profile, quitting the one of another
     /// profile first.
-    fn engine_for(&mut self, planned: &Planned, state: &Mutex<State>) -> &mut Engine {
+    fn engine_for(&mut self, planned: &Planned, state: &Mutex<State<'_>>) -> &mut Engine {
         if self
             .engine
             .as_ref()
@@ -200,7 +175,7 @@ impl Worker<'_> {
             .1
     }
 
-    fn quit(&mut self, state: &Mutex<State>) {
+    fn quit(&mut self, state: &Mutex<State<'_>>) {
         let Some((index, mut engine)) = self.engine.take() else {
             return;
         };
@@ -224,28 +199,38 @@ impl Worker<'_> {
         }
     }
 
-    fn work(&mut self, plan: &[Planned], state: &Mutex<State>) {
+    fn work(&mut self, state: &Mutex<State<'_>>, moved: &Condvar) {
         let started = Instant::now();
         loop {
-            if (self.settings.interrupted)() {
-                break;
-            }
-            let (i, stop) = {
+            let next = {
                 let mut s = state.lock().expect("no worker panics");
-                if s.next >= plan.len() {
-                    break;
+                loop {
+                    if (self.settings.interrupted)() {
+                        break None;
+                    }
+                    match s.take(self.settings.policy) {
+                        Take::Unit(i, planned, stop) => break Some((i, planned, stop)),
+                        Take::None => break None,
+                        // The window is full: its first unit, which
+                        // another worker runs, moves it on when done.
+                        Take::Full => s = moved.wait(s).expect("no worker panics"),
+                    }
                 }
-                let i = s.next;
-                s.next += 1;
-                (i, stop_reason(plan, &mut s, i, self.settings.policy))
             };
-            let planned = &plan[i];
+            let Some((i, planned, stop)) = next else {
+                break;
+            };
+            let planned = &planned;
             let done = match planned.unit.skip_reason().or(stop) {
                 Some(reason) => skipped(planned, reason),
                 None => self.run_retrying(planned, state),
             };
             (self.settings.tick)();
-            state.lock().expect("no worker panics").results[i] = Some(done);
+            state
+                .lock()
+                .expect("no worker panics")
+                .put(i, done, self.settings.policy.max_failures);
+            moved.notify_all();
         }
         self.quit(state);
         state.lock().expect("no worker panics").time.busy += started.elapsed();
@@ -255,7 +240,7 @@ impl Worker<'_> {
     /// [`Settings::retries`] more times (never after a divergence, which
     /// is the engine's answer, not a flake). The errors of the runs before
     /// the one reported go in its `retried`.
-    fn run_retrying(&mut self, planned: &Planned, state: &Mutex<State>) -> Done {
+    fn run_retrying(&mut self, planned: &Planned, state: &Mutex<State<'_>>) -> Done {
         let mut done = self.run(planned, state);
         // A run's own slow start comes first (`run`), then its error.
         let mut retried = std::mem::take(&mut done.result.retried);
@@ -278,7 +263,7 @@ impl Worker<'_> {
         done
     }
 
-    fn run(&mut self, planned: &Planned, state: &Mutex<State>) -> Done {
+    fn run(&mut self, planned: &Planned, state: &Mutex<State<'_>>) -> Done {
         let policy = self.settings.policy;
         let spool = self.settings.spool;
         let engine = self.engine_for(planned, state);
@@ -375,19 +360,90 @@ fn did_not_start(planned: &Planned, failure: Failure, started: Instant) -> Done 
     Done::without_answers(result, planned.profile_index)
 }
 
+impl<'p> State<'p> {
+    fn new(plan: &'p Plan<'p>) -> State<'p> {
+        State {
+            units: plan.iter(),
+            next: 0,
+            window: VecDeque::new(),
+            base: 0,
+            prefix: crate::reporter::StopState::default(),
+            reported: crate::reporter::StopState::default(),
+            finished: Finished::new(),
+            held: 0,
+            shutdown: Vec::new(),
+            requests: 0,
+            info: None,
+            time: WorkerTime::default(),
+        }
+    }
+}
+
+/// What a worker gets when it asks for a unit.
+enum Take {
+    /// The `i`th unit of the plan, and why it is not to be run, if so.
+    Unit(usize, Planned, Option<String>),
+    /// None now: the window is full.
+    Full,
+    /// None: the plan is done.
+    None,
+}
+
+impl State<'_> {
+    /// The next unit of the plan, if the window has room for it.
+    fn take(&mut self, policy: &Policy) -> Take {
+        if self.next - self.base >= WINDOW {
+            return Take::Full;
+        }
+        let Some(planned) = self.units.next() else {
+            return Take::None;
+        };
+        let i = self.next;
+        self.next += 1;
+        self.window.push_back(None);
+        let stop = stop_reason(&planned, self, i, policy);
+        Take::Unit(i, planned, stop)
+    }
+
+    /// Unit `i` is done: it waits in the window until the units before it
+    /// are, then goes on with them ([`State::finish_prefix`]).
+    fn put(&mut self, i: usize, done: Done, max_failures: Option<u64>) {
+        let k = i - self.base;
+        self.window[k] = Some(done);
+        let held = self.window.iter().flatten().count();
+        self.held = self.held.max(held);
+        self.finish_prefix(max_failures);
+    }
+
+    /// Moves the done units at the start of the window, in plan order, to
+    /// `finished`: counted by the stopping rules as run, then normalized
+    /// (a unit that ran but that the rules say should not have is reported
+    /// as not run, and keeps nothing for later), then dropped.
+    fn finish_prefix(&mut self, max_failures: Option<u64>) {
+        while let Some(Some(_)) = self.window.front() {
+            let Some(Some(mut d)) = self.window.pop_front() else {
+                break;
+            };
+            self.base += 1;
+            self.prefix.record(&d.result);
+            let ran = d.result.verdict != Verdict::Skipped;
+            self.reported.normalize(&mut d.result, max_failures);
+            if ran && d.result.verdict == Verdict::Skipped {
+                d.facts = Vec::new();
+                d.spooled = None;
+                d.found = None;
+                d.rules = RuleSet::new();
+            }
+            self.finished.push(d);
+        }
+    }
+}
+
 /// Runs `plan` with `settings.jobs` workers.
 #[must_use]
-pub fn run(plan: &[Planned], settings: &Settings<'_>) -> Ran {
-    let state = Mutex::new(State {
-        next: 0,
-        results: (0..plan.len()).map(|_| None).collect(),
-        prefix: crate::reporter::StopState::default(),
-        prefix_len: 0,
-        shutdown: Vec::new(),
-        requests: 0,
-        info: None,
-        time: WorkerTime::default(),
-    });
+pub fn run(plan: &Plan<'_>, settings: &Settings<'_>) -> Ran {
+    let state = Mutex::new(State::new(plan));
+    let moved = Condvar::new();
     let jobs = settings.jobs.clamp(1, plan.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..jobs {
@@ -396,32 +452,90 @@ pub fn run(plan: &[Planned], settings: &Settings<'_>) -> Ran {
                     settings,
                     engine: None,
                 }
-                .work(plan, &state);
+                .work(&state, &moved);
             });
         }
     });
+    // Every unit taken is done and finished: those not reached after an
+    // interruption were never taken.
     let state = state.into_inner().expect("no worker panics");
-    // Those not reached after an interruption are left out.
-    let mut done: Vec<Done> = state.results.into_iter().map_while(|slot| slot).collect();
-    // The stopping rules once more, in plan order, so that what a worker
-    // ran early because it did not know yet is reported as not run: each
-    // result in place, with no copy of them all.
-    let mut stop = crate::reporter::StopState::default();
-    for d in &mut done {
-        let ran = d.result.verdict != Verdict::Skipped;
-        stop.normalize(&mut d.result, settings.policy.max_failures);
-        if ran && d.result.verdict == Verdict::Skipped {
-            d.facts = Vec::new();
-            d.spooled = None;
-            d.found = None;
-            d.rules = RuleSet::new();
-        }
-    }
+    debug_assert!(state.window.is_empty());
     Ran {
-        done,
+        finished: state.finished,
+        held: state.held,
         shutdown: state.shutdown,
         requests: state.requests,
         info: state.info,
         time: state.time,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::live::plan::{ProfileUnits, RandomGames};
+
+    fn conforming(planned: &Planned) -> Done {
+        let mut result = UnitResult::conforming("random-game", planned.unit.id(), None, 1);
+        result.seq = Some(planned.seq);
+        Done::without_answers(result, planned.profile_index)
+    }
+
+    #[test]
+    fn no_more_than_the_window_of_results_is_held_whatever_the_games() {
+        // Issue 25: a unit that takes long holds back the report of those
+        // after it, but no worker runs ahead of it by more than the window,
+        // so the results held do not grow with the games.
+        let policy = Policy::default();
+        let units = ProfileUnits {
+            profile: Profile::default(),
+            before: Vec::new(),
+            games: RandomGames {
+                seed: 1,
+                games: 3 * WINDOW as u32,
+                max_plies: 1,
+                starts: Arc::from(Vec::new()),
+            },
+            after: Vec::new(),
+        };
+        let plan = Plan::new(vec![units], &policy, None);
+        let mut state = State::new(&plan);
+        let mut taken = Vec::new();
+        // The first unit runs long; the others finish as soon as taken.
+        let Take::Unit(0, slow, None) = state.take(&policy) else {
+            panic!("the first unit");
+        };
+        loop {
+            match state.take(&policy) {
+                Take::Unit(i, planned, _) => {
+                    state.put(i, conforming(&planned), None);
+                    taken.push(i);
+                }
+                Take::Full => break,
+                Take::None => panic!("the window never filled"),
+            }
+        }
+        assert_eq!(taken.len(), WINDOW - 1);
+        assert_eq!(state.held, WINDOW - 1);
+        // The slow unit done, the window empties into the finished units,
+        // in plan order, and the workers go on.
+        state.put(0, conforming(&slow), None);
+        assert!(state.window.is_empty());
+        assert_eq!(state.held, WINDOW);
+        while let Take::Unit(i, planned, _) = state.take(&policy) {
+            state.put(i, conforming(&planned), None);
+        }
+        assert_eq!(state.held, WINDOW);
+        let mut seqs = Vec::new();
+        state
+            .finished
+            .each(|s| {
+                seqs.push(s.result.seq.unwrap_or(u64::MAX));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seqs, (0..3 * WINDOW as u64).collect::<Vec<_>>());
     }
 }

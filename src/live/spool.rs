@@ -4,7 +4,8 @@
 //! under other profiles. Each unit's answers are written as one JSON line
 //! (protocol requests and replies) to an unnamed temporary file as the
 //! unit finishes, and read back, one unit at a time, when they are needed.
-//! Memory then holds one small record per unit, whatever `--games` is.
+//! Memory then holds none of them: where each unit's answers are is kept
+//! with its result, on disk too (`finished.rs`).
 
 use std::fs::File;
 use std::io::{self, Read as _, Seek as _, SeekFrom, Write as _};
@@ -14,7 +15,7 @@ use crate::judge::{Answer, Question};
 use crate::protocol::{Reply, Request};
 
 /// Where one unit's answers are in the spool.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Spooled {
     offset: u64,
     len: u64,
@@ -44,11 +45,7 @@ impl FactSpool {
         if facts.is_empty() {
             return Err(facts);
         }
-        let lines: Vec<(Request, Reply)> = facts
-            .iter()
-            .map(|(q, a)| (q.request(), reply_of(a)))
-            .collect();
-        let Ok(mut bytes) = serde_json::to_vec(&lines) else {
+        let Ok(mut bytes) = serde_json::to_vec(&lines_of(&facts)) else {
             return Err(facts);
         };
         bytes.push(b'\n');
@@ -90,21 +87,38 @@ impl FactSpool {
         let mut bytes = vec![0; usize::try_from(at.len).map_err(io::Error::other)?];
         file.read_exact(&mut bytes)?;
         drop(guard);
-        let lines: Vec<(Request, Reply)> = serde_json::from_slice(&bytes)?;
-        lines
-            .into_iter()
-            .map(|(request, reply)| {
-                let question = match request {
-                    Request::Legal { position, .. } => Question::Legal(position),
-                    Request::Play { position, pit, .. } => Question::Play(position, pit),
-                    _ => return Err(io::Error::other("not a question")),
-                };
-                let answer =
-                    Answer::from_reply(reply).map_err(|_| io::Error::other("not an answer"))?;
-                Ok((question, answer))
-            })
-            .collect()
+        facts_of(serde_json::from_slice(&bytes)?)
     }
+}
+
+/// Questions and answers as the protocol lines that carry them.
+pub fn lines_of(facts: &[(Question, Answer)]) -> Vec<(Request, Reply)> {
+    facts
+        .iter()
+        .map(|(q, a)| (q.request(), reply_of(a)))
+        .collect()
+}
+
+/// The questions and answers that protocol `lines` carry.
+///
+/// # Errors
+///
+/// A line that is not a question and its answer (the spool holds what it
+/// did not write).
+pub fn facts_of(lines: Vec<(Request, Reply)>) -> io::Result<Vec<(Question, Answer)>> {
+    lines
+        .into_iter()
+        .map(|(request, reply)| {
+            let question = match request {
+                Request::Legal { position, .. } => Question::Legal(position),
+                Request::Play { position, pit, .. } => Question::Play(position, pit),
+                _ => return Err(io::Error::other("not a question")),
+            };
+            let answer =
+                Answer::from_reply(reply).map_err(|_| io::Error::other("not an answer"))?;
+            Ok((question, answer))
+        })
+        .collect()
 }
 
 impl Default for FactSpool {

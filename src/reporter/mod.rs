@@ -31,7 +31,7 @@ pub use input::{CheckError, FileKind, InputError, InputErrorKind, MAX_TOKEN_BYTE
 pub const MAX_JOBS: u32 = 256;
 pub(crate) use input::{Guarded, guarded};
 pub use merge::{MAX_REPORT, merge_files, merge_reports, parse_report_bytes, read_report};
-pub use output::{OutputError, check_outputs, write_atomically};
+pub use output::{OutputError, check_outputs, write_atomically, write_atomically_with};
 pub use policy::{
     DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, MAX_EXPECT_FAIL, Pattern, Policy, PolicySink,
     StopState, Unmatched, chain_of, is_failure, normalize, stop_reason, stopped_reason,

@@ -30,6 +30,32 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes to `path` what `write` writes, through a temporary file in the
+/// same folder, renamed into place when complete, as
+/// [`write_atomically`]: a report too large to hold in memory is written
+/// as it is made.
+///
+/// # Errors
+///
+/// The temporary file cannot be made, written or renamed (the message
+/// names `path`), or `write`'s error.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let named =
+        |e: io::Error| io::Error::new(e.kind(), format!("{}: {}", path.display(), os_words(&e)));
+    let temp = tempfile::Builder::new()
+        .prefix(".kpe-report-")
+        .tempfile_in(folder_of(path))
+        .map_err(named)?;
+    let mut out = io::BufWriter::new(temp);
+    write(&mut out).map_err(named)?;
+    let temp = out.into_inner().map_err(|e| named(e.into_error()))?;
+    temp.persist(path).map_err(|e| named(e.error))?;
+    Ok(())
+}
+
 /// The operating system's words for `e`, without the name of the scratch
 /// file that tempfile adds to them (which says nothing to the user).
 fn os_words(e: &io::Error) -> String {

@@ -101,8 +101,10 @@ pub struct HumanSink<W> {
     collected: Collected,
     /// Units that errored, then conformed on a retry, as listed.
     flaky: Vec<String>,
-    /// Units listed with `--verbose`: passes and skips, one line each.
-    listed: Vec<String>,
+    /// Units listed with `--verbose`: passes and skips, one line each,
+    /// kept in a temporary file until the end (in memory if none can be
+    /// made), so memory does not grow with the units.
+    listed: Option<Spool>,
 }
 
 impl<W: Write> HumanSink<W> {
@@ -119,7 +121,7 @@ impl<W: Write> HumanSink<W> {
             run: None,
             collected: Collected::default(),
             flaky: Vec::new(),
-            listed: Vec::new(),
+            listed: None,
         }
     }
 
@@ -464,19 +466,21 @@ impl<W: Write> Sink for HumanSink<W> {
             ));
         }
         if self.detail == Detail::Verbose {
-            match unit.verdict {
-                Verdict::Conforms => self.listed.push(format!(
+            let line = match unit.verdict {
+                Verdict::Conforms => format!(
                     "{GOOD}✓{GOOD:#} {} conforms ({})",
                     unit.label(),
                     plural(unit.plies, "ply")
-                )),
-                Verdict::Skipped => self.listed.push(format!(
+                ),
+                Verdict::Skipped => format!(
                     "{DIM}- {} skipped: {}{DIM:#}",
                     unit.label(),
                     unit.reason.as_deref().unwrap_or_default()
-                )),
-                _ => {}
-            }
+                ),
+                _ => return Ok(()),
+            };
+            let listed = self.listed.get_or_insert_with(Spool::new);
+            writeln!(listed.writer(), "{line}")?;
         }
         Ok(())
     }
@@ -570,8 +574,8 @@ impl<W: Write> Sink for HumanSink<W> {
                 reasons.join("; ")
             )?;
         }
-        for line in &self.listed {
-            writeln!(self.out, "{line}")?;
+        if let Some(listed) = self.listed.as_mut() {
+            listed.copy_to(&mut self.out)?;
         }
         write!(self.out, "{}", rules_text(summary))?;
         self.out.flush()
@@ -835,18 +839,88 @@ fn seconds(time: f64) -> String {
 /// `<error>` for an engine that could not be checked, `<skipped>` with the
 /// reason; the certificate is given once, as the `<properties>` of the
 /// first `<testsuite>` (the schema allows them nowhere else), with the
-/// shape's version [`JUNIT_VERSION`] among them. It keeps one small record
-/// per unit until the run ends.
+/// shape's version [`JUNIT_VERSION`] among them. Each unit's `<testcase>`
+/// is written as it comes to a temporary file (kept in memory if none can
+/// be made), in blocks of its suite, and copied into the report when the
+/// run ends, so memory does not grow with the units.
 pub struct JunitSink {
     path: PathBuf,
     run: Option<Run>,
     suites: Vec<JunitSuite>,
+    /// Where the suites' blocks of cases are.
+    spool: Option<std::fs::File>,
+    /// The end of the spool.
+    spooled: u64,
     error: Option<String>,
 }
 
+/// A suite's cases are written to the spool in blocks of about this many
+/// bytes.
+const JUNIT_BLOCK: usize = 16 * 1024;
+
 struct JunitSuite {
     name: String,
-    cases: Vec<JunitCase>,
+    /// Its cases, and of them those that failed, errored or were skipped.
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+    /// The sum of the cases' times, in order.
+    time: f64,
+    /// Its cases in the spool: where each block is, and how long.
+    blocks: Vec<(u64, usize)>,
+    /// Its cases not yet in the spool. Each case is its time's bits (8
+    /// bytes), its length (8 bytes) and its `<testcase>` element as it is
+    /// written in the report.
+    pending: Vec<u8>,
+}
+
+impl JunitSuite {
+    fn new(name: String) -> JunitSuite {
+        JunitSuite {
+            name,
+            tests: 0,
+            failures: 0,
+            errors: 0,
+            skipped: 0,
+            time: 0.0,
+            blocks: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// Calls `f` with each case's time and element, in order.
+    fn cases(
+        &self,
+        spool: Option<&std::fs::File>,
+        mut f: impl FnMut(f64, &[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut each = |mut bytes: &[u8]| -> io::Result<()> {
+            while !bytes.is_empty() {
+                let bad = || io::Error::other("the JUnit spool holds what it did not write");
+                let (head, rest) = bytes.split_at_checked(16).ok_or_else(bad)?;
+                let mut word = [0; 8];
+                word.copy_from_slice(&head[..8]);
+                let time = f64::from_bits(u64::from_le_bytes(word));
+                word.copy_from_slice(&head[8..]);
+                let len = usize::try_from(u64::from_le_bytes(word)).map_err(|_| bad())?;
+                let (case, rest) = rest.split_at_checked(len).ok_or_else(bad)?;
+                f(time, case)?;
+                bytes = rest;
+            }
+            Ok(())
+        };
+        for &(offset, len) in &self.blocks {
+            let Some(mut file) = spool else {
+                return Err(io::Error::other("no JUnit spool"));
+            };
+            let mut block = vec![0; len];
+            io::Seek::seek(&mut file, io::SeekFrom::Start(offset))?;
+            io::Read::read_exact(&mut file, &mut block)?;
+            each(&block)?;
+        }
+        each(&self.pending)
+    }
 }
 
 struct JunitCase {
@@ -866,6 +940,8 @@ impl JunitSink {
             path,
             run: None,
             suites: Vec::new(),
+            spool: tempfile::tempfile().ok(),
+            spooled: 0,
             error: None,
         }
     }
@@ -912,28 +988,28 @@ impl JunitSink {
     }
 
     fn write(&self, out_text: &str) -> io::Result<()> {
+        super::output::write_atomically_with(&self.path, |out| self.write_to(out, out_text))
+    }
+
+    fn write_to(&self, out: &mut dyn Write, out_text: &str) -> io::Result<()> {
         use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
-        let mut w = quick_xml::Writer::new_with_indent(Vec::new(), b' ', 2);
+        let mut w = quick_xml::Writer::new_with_indent(out, b' ', 2);
         let io = |e: io::Error| e;
         w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
             .map_err(io)?;
-        let count = |f: &dyn Fn(&JunitCase) -> bool| -> usize {
-            self.suites
-                .iter()
-                .flat_map(|s| &s.cases)
-                .filter(|c| f(c))
-                .count()
-        };
-        let kind = |c: &JunitCase| c.outcome.as_ref().map(|o| o.0);
-        let tests = count(&|_| true) + usize::from(self.error.is_some());
-        let failures = count(&|c| kind(c) == Some("failure"));
-        let errors = count(&|c| kind(c) == Some("error")) + usize::from(self.error.is_some());
-        let total_time: f64 = self
-            .suites
-            .iter()
-            .flat_map(|s| &s.cases)
-            .map(|c| c.time)
-            .sum();
+        let spool = self.spool.as_ref();
+        let count = |f: &dyn Fn(&JunitSuite) -> usize| -> usize { self.suites.iter().map(f).sum() };
+        let tests = count(&|s| s.tests) + usize::from(self.error.is_some());
+        let failures = count(&|s| s.failures);
+        let errors = count(&|s| s.errors) + usize::from(self.error.is_some());
+        // Summed case by case, suite after suite, as the cases are listed.
+        let mut total_time = 0.0;
+        for suite in &self.suites {
+            suite.cases(spool, |time, _| {
+                total_time += time;
+                Ok(())
+            })?;
+        }
         let name = self.run.as_ref().map_or_else(
             || "kpe-check".to_owned(),
             |r| xml_safe(&format!("kpe-check {}", r.source)),
@@ -946,43 +1022,37 @@ impl JunitSink {
         root.push_attribute(("time", seconds(total_time).as_str()));
         w.write_event(Event::Start(root)).map_err(io)?;
         let props = self.properties();
-        let mut suites: Vec<(String, Vec<&JunitCase>)> = self
-            .suites
-            .iter()
-            .map(|s| (s.name.clone(), s.cases.iter().collect()))
-            .collect();
+        let input = JunitSuite::new("kpe.input".to_owned());
+        let mut suites: Vec<&JunitSuite> = self.suites.iter().collect();
         if self.error.is_some() || suites.is_empty() {
-            suites.push(("kpe.input".to_owned(), Vec::new()));
+            suites.push(&input);
         }
         let last = suites.len() - 1;
-        for (k, (suite_name, cases)) in suites.iter().enumerate() {
+        for (k, s) in suites.iter().enumerate() {
             let input_error = if k == last { self.error.as_ref() } else { None };
             let mut suite = BytesStart::new("testsuite");
-            let of = |what: &str| cases.iter().filter(|c| kind(c) == Some(what)).count();
-            suite.push_attribute(("name", suite_name.as_str()));
+            suite.push_attribute(("name", s.name.as_str()));
             suite.push_attribute((
                 "tests",
-                (cases.len() + usize::from(input_error.is_some()))
+                (s.tests + usize::from(input_error.is_some()))
                     .to_string()
                     .as_str(),
             ));
-            suite.push_attribute(("failures", of("failure").to_string().as_str()));
+            suite.push_attribute(("failures", s.failures.to_string().as_str()));
             suite.push_attribute((
                 "errors",
-                (of("error") + usize::from(input_error.is_some()))
+                (s.errors + usize::from(input_error.is_some()))
                     .to_string()
                     .as_str(),
             ));
-            suite.push_attribute(("skipped", of("skipped").to_string().as_str()));
-            let time: f64 = cases.iter().map(|c| c.time).sum();
-            suite.push_attribute(("time", seconds(time).as_str()));
+            suite.push_attribute(("skipped", s.skipped.to_string().as_str()));
+            suite.push_attribute(("time", seconds(s.time).as_str()));
             w.write_event(Event::Start(suite)).map_err(io)?;
             if k == 0 && !props.is_empty() {
                 write_properties(&mut w, &props)?;
             }
-            for case in cases {
-                write_case(&mut w, case)?;
-            }
+            // Each case was written as this writer would write it here.
+            s.cases(spool, |_, case| w.get_mut().write_all(case))?;
             if let Some(message) = input_error {
                 write_input_error(&mut w, message)?;
             }
@@ -999,17 +1069,57 @@ impl JunitSink {
         }
         w.write_event(Event::End(BytesEnd::new("testsuites")))
             .map_err(io)?;
-        let mut bytes = w.into_inner();
-        bytes.push(b'\n');
-        super::output::write_atomically(&self.path, &bytes)
+        w.into_inner().write_all(b"\n")
+    }
+
+    /// Adds `case` to the suite named `name`, its element written as the
+    /// report will have it; a suite's full block goes to the spool.
+    fn add(&mut self, name: String, case: &JunitCase) -> io::Result<()> {
+        use quick_xml::events::{BytesStart, Event};
+        // A writer two elements deep, as a case is in the report.
+        let mut w = quick_xml::Writer::new_with_indent(Vec::new(), b' ', 2);
+        w.write_event(Event::Start(BytesStart::new("testsuites")))?;
+        w.write_event(Event::Start(BytesStart::new("testsuite")))?;
+        let start = w.get_ref().len();
+        write_case(&mut w, case)?;
+        let element = &w.get_ref()[start..];
+        let k = match self.suites.iter().position(|s| s.name == name) {
+            Some(k) => k,
+            None => {
+                self.suites.push(JunitSuite::new(name));
+                self.suites.len() - 1
+            }
+        };
+        let suite = &mut self.suites[k];
+        suite.tests += 1;
+        match case.outcome.as_ref().map(|o| o.0) {
+            Some("failure") => suite.failures += 1,
+            Some("error") => suite.errors += 1,
+            Some("skipped") => suite.skipped += 1,
+            _ => {}
+        }
+        suite.time += case.time;
+        suite.pending.extend(case.time.to_bits().to_le_bytes());
+        suite.pending.extend((element.len() as u64).to_le_bytes());
+        suite.pending.extend(element);
+        if suite.pending.len() >= JUNIT_BLOCK
+            && let Some(file) = self.spool.as_mut()
+        {
+            io::Seek::seek(file, io::SeekFrom::Start(self.spooled))?;
+            file.write_all(&suite.pending)?;
+            suite.blocks.push((self.spooled, suite.pending.len()));
+            self.spooled += suite.pending.len() as u64;
+            suite.pending.clear();
+        }
+        Ok(())
     }
 }
 
 /// The JUnit writer.
-type Xml = quick_xml::Writer<Vec<u8>>;
+type Xml<W> = quick_xml::Writer<W>;
 
 /// The `properties` element: the run's settings.
-fn write_properties(w: &mut Xml, props: &[(String, String)]) -> io::Result<()> {
+fn write_properties<W: Write>(w: &mut Xml<W>, props: &[(String, String)]) -> io::Result<()> {
     use quick_xml::events::{BytesEnd, BytesStart, Event};
     w.write_event(Event::Start(BytesStart::new("properties")))?;
     for (key, value) in props {
@@ -1023,7 +1133,7 @@ fn write_properties(w: &mut Xml, props: &[(String, String)]) -> io::Result<()> {
 
 /// One `testcase` element: its outcome (with its text) and its earlier
 /// runs.
-fn write_case(w: &mut Xml, case: &JunitCase) -> io::Result<()> {
+fn write_case<W: Write>(w: &mut Xml<W>, case: &JunitCase) -> io::Result<()> {
     use quick_xml::events::{BytesEnd, BytesStart, BytesText, Event};
     let mut tag = BytesStart::new("testcase");
     tag.push_attribute(("name", case.name.as_str()));
@@ -1064,7 +1174,7 @@ fn write_case(w: &mut Xml, case: &JunitCase) -> io::Result<()> {
 }
 
 /// The `testcase` of a run stopped by bad input.
-fn write_input_error(w: &mut Xml, message: &str) -> io::Result<()> {
+fn write_input_error<W: Write>(w: &mut Xml<W>, message: &str) -> io::Result<()> {
     use quick_xml::events::{BytesEnd, BytesStart, Event};
     let mut tag = BytesStart::new("testcase");
     tag.push_attribute(("name", "input"));
@@ -1168,14 +1278,7 @@ impl Sink for JunitSink {
                 .map(|e| (xml_safe(&e.message), xml_safe(&e.code)))
                 .collect(),
         };
-        match self.suites.iter_mut().find(|s| s.name == suite_name) {
-            Some(suite) => suite.cases.push(case),
-            None => self.suites.push(JunitSuite {
-                name: suite_name,
-                cases: vec![case],
-            }),
-        }
-        Ok(())
+        self.add(suite_name, &case)
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
@@ -1208,5 +1311,55 @@ mod tests {
         assert_eq!(junit_classname(&unit), "kpe.random");
         unit.kind = "game".into();
         assert_eq!(junit_classname(&unit), "kpe.game");
+    }
+
+    #[test]
+    fn junit_cases_wait_on_disk_not_in_memory() {
+        // Issue 25: a run of many units holds a block of each suite's
+        // cases, not every case; the report lists them all, in order.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("junit.xml");
+        let mut sink = JunitSink::new(path.clone());
+        let run = Run::new(
+            "m.json".to_owned(),
+            RunKind::Engine,
+            crate::profile::Profile::default(),
+        );
+        sink.begin(&run).unwrap();
+        for k in 0..3000 {
+            let mut unit = UnitResult::conforming("random-game", format!("random/{k}"), None, 1);
+            unit.time = 0.1;
+            sink.unit(&unit).unwrap();
+            if k % 1000 == 0 {
+                let perft = UnitResult::conforming("perft", format!("perft/{k}"), None, 1);
+                sink.unit(&perft).unwrap();
+            }
+        }
+        assert!(
+            sink.suites
+                .iter()
+                .all(|s| s.pending.len() < JUNIT_BLOCK + 1024)
+        );
+        assert!(
+            sink.suites[0].blocks.len() > 2,
+            "{:?}",
+            sink.suites[0].blocks
+        );
+        sink.finish(&Summary::default()).unwrap();
+        let xml = std::fs::read_to_string(&path).unwrap();
+        let names: Vec<&str> = xml
+            .split("<testcase name=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        let mut expected: Vec<String> = (0..3000).map(|k| format!("random/{k}")).collect();
+        expected.extend(["perft/0", "perft/1000", "perft/2000"].map(String::from));
+        assert_eq!(names, expected);
+        // The times add up case by case: 3000 tenths of a second.
+        let total = (0..3000).fold(0.0, |t, _| t + 0.1);
+        assert!(
+            xml.contains(&format!("time=\"{}\"", seconds(total))),
+            "{total}"
+        );
     }
 }

@@ -306,7 +306,7 @@ pub struct UnitResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Box<Divergence>>,
     /// What went wrong with the engine, when it errored.
-    // Boxed: most units have none, and a live run holds every result.
+    // Boxed: most units have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Box<EngineError>>,
     /// The engine errors of the earlier runs of this unit (`--retries N`),
@@ -344,13 +344,6 @@ impl UnitResult {
             retried: Vec::new(),
             unexplained: Vec::new(),
         }
-    }
-
-    /// What is left where a result was moved out of (empty strings, no
-    /// heap): never reported.
-    #[must_use]
-    pub(crate) fn moved_out() -> UnitResult {
-        UnitResult::new(String::new(), String::new(), None, 0, Verdict::Skipped)
     }
 
     /// A unit that conformed over `plies` plies.

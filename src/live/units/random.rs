@@ -53,16 +53,24 @@ pub struct RandomGame {
 pub fn random_units(seed: u64, games: u32, max_plies: u32, starts: &[Position]) -> Vec<RandomGame> {
     let starts: Arc<[Position]> = starts.into();
     (0..games)
-        .map(|index| RandomGame {
-            seed,
-            index,
-            max_plies,
-            starts: Arc::clone(&starts),
-        })
+        .map(|index| RandomGame::new(seed, index, max_plies, Arc::clone(&starts)))
         .collect()
 }
 
 impl RandomGame {
+    /// Game `index` of the random games from `seed`, at most `max_plies`
+    /// long, from the initial position, or from `starts` in turn when some
+    /// are given: made alone, so that a plan need not hold them all.
+    #[must_use]
+    pub fn new(seed: u64, index: u32, max_plies: u32, starts: Arc<[Position]>) -> RandomGame {
+        RandomGame {
+            seed,
+            index,
+            max_plies,
+            starts,
+        }
+    }
+
     fn start(&self) -> Position {
         if self.starts.is_empty() {
             Position::initial()
