@@ -198,6 +198,9 @@ pub struct Engine {
     wait: Duration,
     /// The last request line, its buffer kept for the next one.
     line: String,
+    /// The last answer not kept in [`Engine::facts`] (past its bound on
+    /// memory), lent by [`Engine::ask`].
+    unkept: Option<Answer>,
 }
 
 impl Engine {
@@ -217,6 +220,7 @@ impl Engine {
             starts: 0,
             wait: Duration::ZERO,
             line: String::new(),
+            unkept: None,
         }
     }
 
@@ -316,36 +320,37 @@ impl Engine {
     /// again), so that memory does not grow with the units a session runs
     /// and a verdict does not depend on which session ran which unit first.
     pub fn take_journal(&mut self) -> Vec<(Question, Answer)> {
-        let mut seen = rustc_hash::FxHashSet::default();
         let journal = std::mem::take(&mut self.journal);
-        let facts = std::mem::take(&mut self.facts);
-        journal
-            .into_iter()
-            .filter(|q| seen.insert(*q))
-            .filter_map(|q| facts.get(&q).map(|a| (q, a.clone())))
-            .collect()
+        std::mem::take(&mut self.facts).into_answers(journal)
     }
 
-    /// Asks the engine a question and logs its answer.
+    /// Asks the engine a question and logs its answer; the answer is lent,
+    /// not copied (it stays in the log).
     ///
     /// # Errors
     ///
     /// A [`Failure`] when it does not answer well and in time.
-    pub fn ask(&mut self, question: &Question) -> Result<Answer, Failure> {
-        if let Some(answer) = self.facts.get(question) {
-            self.journal.push(*question);
-            return Ok(answer.clone());
+    pub fn ask(&mut self, question: &Question) -> Result<&Answer, Failure> {
+        if self.facts.get(question).is_none() {
+            self.start()?;
+            let request = question.request();
+            let reply = self.exchange(&request, self.timeouts.request())?;
+            let answer = match Answer::from_reply(reply) {
+                Ok(answer) => answer,
+                Err(other) => return Err(self.wrong_reply(&request, &other)),
+            };
+            return match self.facts.keep(*question, answer) {
+                Ok(kept) => {
+                    self.journal.push(*question);
+                    Ok(kept)
+                }
+                // Past the bound on the log: lent from here, and not
+                // journalled (a journal entry is a fact kept).
+                Err(answer) => Ok(self.unkept.insert(answer)),
+            };
         }
-        self.start()?;
-        let request = question.request();
-        let reply = self.exchange(&request, self.timeouts.request())?;
-        let answer = match Answer::from_reply(reply) {
-            Ok(answer) => answer,
-            Err(other) => return Err(self.wrong_reply(&request, &other)),
-        };
-        self.facts.insert(*question, answer.clone());
         self.journal.push(*question);
-        Ok(answer)
+        Ok(self.facts.get(question).expect("kept above or before"))
     }
 
     /// The legal moves the engine gives for `position`.
@@ -355,7 +360,7 @@ impl Engine {
     /// A [`Failure`] when it does not answer well and in time.
     pub fn legal(&mut self, position: &Position) -> Result<Vec<Pit>, Failure> {
         match self.ask(&Question::Legal(*position))? {
-            Answer::Legal(moves) => Ok(moves),
+            Answer::Legal(moves) => Ok(moves.clone()),
             // `ask` only gives a legal answer to a legal question.
             _ => Ok(Vec::new()),
         }
