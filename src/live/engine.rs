@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::manifest::Timeouts;
 use super::process::{EngineProcess, Launch, ProcessError};
+use super::quick_write::request_line;
 use crate::board::Pit;
 use crate::judge::{Answer, Facts, Question};
 use crate::position::Position;
@@ -523,36 +524,6 @@ impl Engine {
     }
 }
 
-/// Writes `request` into `out` (emptied first) as serde writes it: the two
-/// requests of a game by hand, straight from the position's notation (which
-/// needs no escaping), every other one by serde. A property test checks the
-/// two agree; the hand-written part spares a request serde's buffering of
-/// a tagged enum and its escaping of the notation.
-fn request_line(request: &Request, out: &mut String) {
-    use std::fmt::Write as _;
-    out.clear();
-    let (position, pit) = match request {
-        Request::Legal { position } => {
-            out.push_str(r#"{"type":"legal","position":""#);
-            (position, None)
-        }
-        Request::Play { position, pit } => {
-            out.push_str(r#"{"type":"play","position":""#);
-            (position, Some(pit))
-        }
-        other => {
-            out.push_str(&serde_json::to_string(other).expect("requests serialise"));
-            return;
-        }
-    };
-    let _ = write!(out, "{position}");
-    out.push('"');
-    if let Some(pit) = pit {
-        let _ = write!(out, r#","move":"{pit}""#);
-    }
-    out.push('}');
-}
-
 /// A line cut to [`QUOTE`] characters for a report.
 fn quote(text: &str) -> String {
     let mut chars = text.chars();
@@ -561,38 +532,5 @@ fn quote(text: &str) -> String {
         format!("{head}… ({} bytes)", text.len())
     } else {
         head
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::game::Game;
-    use crate::testing::pick;
-
-    /// The request lines written by hand are the ones serde writes, for
-    /// every position of some random games and every kind of request.
-    #[test]
-    fn request_lines_are_the_ones_serde_writes() {
-        let mut seed = 22;
-        let mut line = String::from("left over");
-        let mut requests = vec![Request::Quit {}];
-        for _ in 0..10 {
-            let mut game = Game::new(Position::initial(), Profile::DEFAULT);
-            for _ in 0..150 {
-                let position = *game.current();
-                requests.push(Request::Legal { position });
-                requests.extend(Pit::ALL.map(|pit| Request::Play { position, pit }));
-                requests.push(Request::Perft { position, depth: 3 });
-                let legal = game.legal_moves();
-                if legal.is_empty() || game.play(pick(&mut seed, &legal)).is_err() {
-                    break;
-                }
-            }
-        }
-        for request in &requests {
-            request_line(request, &mut line);
-            assert_eq!(line, serde_json::to_string(request).unwrap());
-        }
     }
 }

@@ -19,6 +19,7 @@ pub mod interrupt;
 mod manifest;
 mod process;
 mod quick_reply;
+mod quick_write;
 mod repro;
 mod run;
 mod scenarios;

@@ -44,14 +44,17 @@ impl FactSpool {
         if facts.is_empty() {
             return Err(facts);
         }
-        let lines: Vec<(Request, Reply)> = facts
-            .iter()
-            .map(|(q, a)| (q.request(), reply_of(a)))
-            .collect();
-        let Ok(mut bytes) = serde_json::to_vec(&lines) else {
-            return Err(facts);
-        };
-        bytes.push(b'\n');
+        // The bytes serde writes for the pairs of requests and replies
+        // (`quick_write`), written by hand.
+        let mut text = String::from("[");
+        for (k, (question, answer)) in facts.iter().enumerate() {
+            if k > 0 {
+                text.push(',');
+            }
+            super::quick_write::push_fact(question, answer, &mut text);
+        }
+        text.push_str("]\n");
+        let bytes = text.into_bytes();
         let mut guard = self
             .file
             .lock()
@@ -110,27 +113,6 @@ impl FactSpool {
 impl Default for FactSpool {
     fn default() -> FactSpool {
         FactSpool::new()
-    }
-}
-
-/// The reply that gives `answer`.
-fn reply_of(answer: &Answer) -> Reply {
-    match answer {
-        Answer::Legal(moves) => Reply::Legal {
-            moves: moves.clone(),
-        },
-        Answer::Played {
-            position,
-            captures,
-            end,
-        } => Reply::Played {
-            position: position.clone(),
-            captures: captures.clone(),
-            end: *end,
-        },
-        Answer::Illegal(reason) => Reply::Illegal {
-            reason: reason.clone(),
-        },
     }
 }
 
