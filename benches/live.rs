@@ -27,11 +27,21 @@
 //! The runs printed are of 300 games (`KPE_BENCH_CPU_GAMES` sets another
 //! number), so that CPU times counted in ticks of 10 ms are good to about
 //! 1%; the last line gives the medians of both sides' CPU a request
-//! (issue 22: kpe-check's no more than the engine's). The CPU times are
+//! (issue 22: kpe-check's no more than the engine's), each also split into
+//! user and system time (that split is sampled at each tick, so it is good
+//! only to a few tenths of a microsecond). The CPU times are
 //! those `getrusage` gives for `RUSAGE_SELF` and `RUSAGE_CHILDREN`, read
 //! from `/proc/self/stat` (the crate forbids the `unsafe` a libc call
 //! needs); the engines are reaped by the end of each run, so their time is
 //! in the children's.
+//!
+//! Issue 22, 2026-12-03, load 5 to 7 from other sessions on the 2 cores:
+//! kpe-check 4.05 to 4.16 us a request (about 0.9 user, 3.1 system), the
+//! engine 3.35 to 3.58 us (about 1.2 user, 2.2 system); before that
+//! day's changes 4.28 us against 3.35. The gap is kernel time: kpe-check
+//! makes 3.1 system calls a request to the engine's 2 (the read that looks
+//! for a line out of turn before each request, and a poll when the reply
+//! is not there yet), and its write wakes the engine.
 //!
 //! `slow engine`: 5 random games against `kpe engine --fault slow`, which
 //! sleeps 2 ms before each answer, at `--jobs 1` and `--jobs 2` (issue 11:
