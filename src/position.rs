@@ -7,8 +7,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use arrayvec::ArrayString;
-
 use crate::board::{PITS, Pit, Player, ROW, START_STONES, TOTAL_STONES};
 
 /// A validated Kpé position: the eight pits, the stones each player has
@@ -264,21 +262,27 @@ fn used_marks(mask: u8) -> [char; ROW] {
     })
 }
 
-/// Appends `n` in decimal to `out`.
-fn push_number(out: &mut ArrayString<NOTATION_MAX>, n: u8) {
-    let mut digits = [0u8; 3];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + rest % 10;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
+/// The notation being written: bytes, and how many so far.
+struct Notation {
+    bytes: [u8; NOTATION_MAX],
+    len: usize,
+}
+
+impl Notation {
+    fn push(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
+
+    /// Appends `n` in decimal.
+    fn number(&mut self, n: u8) {
+        if n >= 100 {
+            self.push(b'0' + n / 100);
+        }
+        if n >= 10 {
+            self.push(b'0' + n / 10 % 10);
+        }
+        self.push(b'0' + n % 10);
     }
 }
 
@@ -289,28 +293,35 @@ const NOTATION_MAX: usize = 10 * 3 + 13 + 1 + 8;
 
 impl fmt::Display for Position {
     /// The one-line notation, e.g. `6,6,6,6/6,6,6,6 S 0/0 ----/----`:
-    /// made in a buffer and written at once (a request holds one, and
-    /// each part written on its own costs more than the rest of it).
+    /// made in a buffer of bytes and written at once (a request holds one,
+    /// and each part written on its own, or each character pushed as a
+    /// `char`, costs more than the rest of it).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const AFTER_PIT: [char; PITS] = [',', ',', ',', '/', ',', ',', ',', ' '];
-        let mut out = ArrayString::<NOTATION_MAX>::new();
+        const AFTER_PIT: [u8; PITS] = *b",,,/,,, ";
+        let mut out = Notation {
+            bytes: [0; NOTATION_MAX],
+            len: 0,
+        };
         for (&count, sep) in self.pits.iter().zip(AFTER_PIT) {
-            push_number(&mut out, count);
+            out.number(count);
             out.push(sep);
         }
-        out.push(self.to_move.letter());
-        out.push(' ');
-        push_number(&mut out, self.captured[0]);
-        out.push('/');
-        push_number(&mut out, self.captured[1]);
-        out.push(' ');
+        // Letters, digits and marks: ASCII throughout.
+        out.push(self.to_move.letter() as u8);
+        out.push(b' ');
+        out.number(self.captured[0]);
+        out.push(b'/');
+        out.number(self.captured[1]);
+        out.push(b' ');
         for (side, &mask) in self.used.iter().enumerate() {
             if side == 1 {
-                out.push('/');
+                out.push(b'/');
             }
-            used_marks(mask).into_iter().for_each(|c| out.push(c));
+            for mark in used_marks(mask) {
+                out.push(mark as u8);
+            }
         }
-        f.write_str(&out)
+        f.write_str(std::str::from_utf8(&out.bytes[..out.len]).map_err(|_| fmt::Error)?)
     }
 }
 

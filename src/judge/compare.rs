@@ -73,6 +73,88 @@ impl Mismatch {
     }
 }
 
+/// What the reference did to answer a question an engine answered alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Agreed {
+    /// The legal moves.
+    Legal,
+    /// The move, played (with the position after it and the rules' report)
+    /// or refused.
+    Play(Result<(Position, Report), rules::IllegalMove>),
+}
+
+/// [`compare`], and for an answer that agrees what the rules did to give
+/// it: the rules are asked once, and an answer that agrees word for word
+/// is judged without allocating (the usual case of a live run, where
+/// every answer is judged).
+///
+/// # Errors
+///
+/// The [`Mismatch`] [`compare`] gives, when the answer does not agree.
+pub fn agreement(
+    question: &Question,
+    claimed: &Answer,
+    profile: Profile,
+) -> Result<Agreed, Mismatch> {
+    let agreed = match (*question, claimed) {
+        (Question::Legal(position), Answer::Legal(got)) => {
+            same_moves(&legal_moves(&position, profile), got).then_some(Agreed::Legal)
+        }
+        (Question::Play(position, pit), claimed) => {
+            let result = rules::play(&position, pit, profile);
+            same_result(&result, claimed).then_some(Agreed::Play(result))
+        }
+        (Question::Legal(_), _) => None,
+    };
+    match agreed {
+        Some(agreed) => Ok(agreed),
+        None => match compare(question, claimed, profile) {
+            Some(mismatch) => Err(mismatch),
+            // Alike after all, in a way the quick look above does not
+            // see: asked again for what the rules did.
+            None => Ok(match *question {
+                Question::Legal(_) => Agreed::Legal,
+                Question::Play(position, pit) => Agreed::Play(rules::play(&position, pit, profile)),
+            }),
+        },
+    }
+}
+
+/// Whether the engine's moves `got` are the reference's `want` in some
+/// order, as [`legal_diff`] judges them (sorted, then equal).
+fn same_moves(want: &[Pit], got: &[Pit]) -> bool {
+    let mut sorted = arrayvec::ArrayVec::<Pit, { crate::board::PITS }>::new();
+    if got.len() > sorted.capacity() {
+        return false;
+    }
+    sorted.extend(got.iter().copied());
+    sorted.sort_unstable();
+    want == sorted.as_slice()
+}
+
+/// Whether `claimed` is the answer the rules' `result` gives, as
+/// [`compare`] judges it, without writing the reference's answer out.
+fn same_result(result: &Result<(Position, Report), rules::IllegalMove>, claimed: &Answer) -> bool {
+    match (result, claimed) {
+        (
+            Ok((after, report)),
+            Answer::Played {
+                position,
+                captures,
+                end,
+            },
+        ) => {
+            let mut notation = arrayvec::ArrayString::<64>::new();
+            write!(notation, "{after}").is_ok()
+                && notation.as_str() == position
+                && same_captures(&report.captures, captures)
+                && report.end.map(|end| EndClaim { totals: end.totals }) == *end
+        }
+        (Err(illegal), Answer::Illegal(reason)) => illegal.reason.code() == reason,
+        _ => false,
+    }
+}
+
 /// Compares an engine's `claimed` answer to `question` with the reference
 /// under `profile`; `None` when they agree. Legal moves and captures may
 /// come in any order.
@@ -1005,5 +1087,104 @@ mod tests {
         assert_eq!(m.rules, ["MOVE-2", "MOVE-1"]);
         let m = compare(&question, &claim("x", &[]), Profile::DEFAULT).unwrap();
         assert_eq!(m.shape(), ["move"]);
+    }
+
+    /// Answers alike and not, to every question about the positions of
+    /// some random games under every profile: [`agreement`] finds the
+    /// mismatch [`compare`] finds, and on agreement gives what the rules
+    /// did.
+    #[test]
+    fn agreement_judges_as_compare_does() {
+        use crate::game::Game;
+        use crate::testing::pick;
+        let mut seed = 22;
+        let mut checked = 0;
+        for profile in Profile::all() {
+            for _ in 0..3 {
+                let mut game = Game::new(Position::initial(), profile);
+                for _ in 0..100 {
+                    let position = *game.current();
+                    let mut questions = vec![Question::Legal(position)];
+                    questions.extend(Pit::ALL.map(|pit| Question::Play(position, pit)));
+                    for question in questions {
+                        for claimed in variants(&expected(&question, profile)) {
+                            let judged = agreement(&question, &claimed, profile);
+                            assert_eq!(
+                                judged.as_ref().err(),
+                                compare(&question, &claimed, profile).as_ref(),
+                                "{question} answered {claimed:?}"
+                            );
+                            let rules_did = match question {
+                                Question::Legal(_) => Agreed::Legal,
+                                Question::Play(p, pit) => {
+                                    Agreed::Play(rules::play(&p, pit, profile))
+                                }
+                            };
+                            if let Ok(agreed) = judged {
+                                assert_eq!(agreed, rules_did);
+                                checked += 1;
+                            }
+                        }
+                    }
+                    let legal = game.legal_moves();
+                    if legal.is_empty() || game.play(pick(&mut seed, &legal)).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    /// `answer`, and answers like it: reordered (still alike), and changed
+    /// in each of its parts.
+    fn variants(answer: &Answer) -> Vec<Answer> {
+        let mut out = vec![answer.clone(), Answer::Illegal("empty-pit".to_owned())];
+        match answer {
+            Answer::Legal(moves) => {
+                out.push(Answer::Legal(moves.iter().rev().copied().collect()));
+                out.push(Answer::Legal(
+                    moves.iter().chain(moves.first()).copied().collect(),
+                ));
+                out.push(Answer::Legal(moves.iter().skip(1).copied().collect()));
+                out.push(Answer::Legal(Pit::ALL.to_vec()));
+            }
+            Answer::Played {
+                position,
+                captures,
+                end,
+            } => {
+                let played = |position: &str, captures: Vec<Capture>, end| Answer::Played {
+                    position: position.to_owned(),
+                    captures,
+                    end,
+                };
+                let reversed = captures.iter().rev().copied().collect();
+                out.push(played(position, reversed, *end));
+                out.push(played(position, Vec::new(), *end));
+                out.push(played(
+                    &position.replacen('0', "1", 1),
+                    captures.clone(),
+                    *end,
+                ));
+                out.push(played(&format!("{position} "), captures.clone(), *end));
+                out.push(played(position, captures.clone(), None));
+                out.push(played(
+                    position,
+                    captures.clone(),
+                    Some(EndClaim { totals: [24, 24] }),
+                ));
+            }
+            Answer::Illegal(reason) => {
+                out.push(Answer::Illegal(format!("{reason}x")));
+                out.push(Answer::Legal(Vec::new()));
+                out.push(Answer::Played {
+                    position: Position::initial().to_string(),
+                    captures: Vec::new(),
+                    end: None,
+                });
+            }
+        }
+        out
     }
 }

@@ -5,14 +5,15 @@
 //! feeding test that forgets the lock, under one reading of I3) is asked
 //! about rather than left to the luck of random games.
 
+use arrayvec::ArrayVec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::compare::expected;
-use super::facts::Question;
 use crate::board::{Pit, Player, TOTAL_STONES};
 use crate::position::{Position, Setup};
 use crate::profile::{Profile, Switch};
+use crate::report::Capture;
+use crate::rules::{self, legal_moves};
 
 /// What flips on a boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,16 +111,15 @@ impl Boundary {
                 (flipped, profile)
             }
         };
-        let legal = Question::Legal(*position);
         match self.decides {
-            Decides::Legal => expected(&legal, profile) != expected(&Question::Legal(p2), prof2),
+            Decides::Legal => legal_moves(position, profile) != legal_moves(&p2, prof2),
             Decides::Move => position.to_move().pits().into_iter().any(|pit| {
-                let here = expected(&Question::Play(*position, pit), profile);
-                let there = expected(&Question::Play(p2, pit), prof2);
+                let here = Outcome::of(position, pit, profile);
+                let there = Outcome::of(&p2, pit, prof2);
                 // The lock flip changes the used pits of the position after:
                 // compare what the move did, not the used pits.
                 match self.flip {
-                    Flip::Lock => without_used(&here) != without_used(&there),
+                    Flip::Lock => here.without_used() != there.without_used(),
                     Flip::Reading(_) => here != there,
                 }
             }),
@@ -127,18 +127,40 @@ impl Boundary {
     }
 }
 
-/// The answer with the used pits left out of its position.
-fn without_used(answer: &super::facts::Answer) -> String {
-    match answer {
-        super::facts::Answer::Played {
-            position,
-            captures,
-            end,
-        } => {
-            let board: Vec<&str> = position.split(' ').take(3).collect();
-            format!("{} {captures:?} {end:?}", board.join(" "))
+/// What the reference answers to a move, as [`expected`] gives it (the
+/// position after it, its captures and the final totals, or the reason it
+/// is refused), kept as values rather than written out: equal exactly when
+/// the answers are, the notation being one to one.
+///
+/// [`expected`]: super::compare::expected
+#[derive(PartialEq, Eq)]
+enum Outcome {
+    Played {
+        after: Position,
+        captures: ArrayVec<Capture, 4>,
+        totals: Option<[u8; 2]>,
+    },
+    Refused(&'static str),
+}
+
+impl Outcome {
+    fn of(position: &Position, pit: Pit, profile: Profile) -> Outcome {
+        match rules::play(position, pit, profile) {
+            Ok((after, report)) => Outcome::Played {
+                after,
+                captures: report.captures,
+                totals: report.end.map(|end| end.totals),
+            },
+            Err(illegal) => Outcome::Refused(illegal.reason.code()),
         }
-        other => format!("{other:?}"),
+    }
+
+    /// The same with the used pits of the position after left out.
+    fn without_used(mut self) -> Outcome {
+        if let Outcome::Played { after, .. } = &mut self {
+            after.used = [0; 2];
+        }
+        self
     }
 }
 
@@ -333,5 +355,71 @@ mod tests {
         let fac = Profile::with(&[Switch::FeedAfterCapture]);
         assert!(lock_legal.decides_at(&p, fac));
         assert!(!lock_legal.decides_at(&p, fac.set(Switch::FeedAfterCapture, false)));
+    }
+
+    /// `decides_at` as it was written first, from the reference's answers
+    /// as text: the oracle of the one that compares values.
+    fn decides_by_answers(b: Boundary, position: &Position, profile: Profile) -> bool {
+        use crate::judge::compare::expected;
+        use crate::judge::{Answer, Question};
+        let without_used = |answer: &Answer| match answer {
+            Answer::Played {
+                position,
+                captures,
+                end,
+            } => {
+                let board: Vec<&str> = position.split(' ').take(3).collect();
+                format!("{} {captures:?} {end:?}", board.join(" "))
+            }
+            other => format!("{other:?}"),
+        };
+        let (p2, prof2) = match b.flip {
+            Flip::Reading(s) => (*position, profile.set(s, !profile.has(s))),
+            Flip::Lock => match lock_flipped(position) {
+                Some(flipped) => (flipped, profile),
+                None => return false,
+            },
+        };
+        match b.decides {
+            Decides::Legal => {
+                expected(&Question::Legal(*position), profile)
+                    != expected(&Question::Legal(p2), prof2)
+            }
+            Decides::Move => position.to_move().pits().into_iter().any(|pit| {
+                let here = expected(&Question::Play(*position, pit), profile);
+                let there = expected(&Question::Play(p2, pit), prof2);
+                match b.flip {
+                    Flip::Lock => without_used(&here) != without_used(&there),
+                    Flip::Reading(_) => here != there,
+                }
+            }),
+        }
+    }
+
+    /// Regression guard (issue 22: the answers are compared as values, not
+    /// written out): every boundary is decided where the answers as text
+    /// say it is, at random positions under every profile.
+    #[test]
+    fn boundaries_are_decided_as_the_answers_say() {
+        let mut decided = 0;
+        for (seed, profile) in (0u64..).zip(Profile::all()) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            for _ in 0..300 {
+                let Some(position) = random_position(&mut rng) else {
+                    continue;
+                };
+                for b in Boundary::all() {
+                    let by_answers = decides_by_answers(b, &position, profile);
+                    assert_eq!(
+                        b.decides_at(&position, profile),
+                        by_answers,
+                        "{} under {profile} at {position}",
+                        b.name()
+                    );
+                    decided += usize::from(by_answers);
+                }
+            }
+        }
+        assert!(decided > 100, "{decided}");
     }
 }

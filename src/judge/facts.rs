@@ -136,6 +136,35 @@ impl Facts {
         }
     }
 
+    /// Remembers an answer not known yet, and lends it; past the bound on
+    /// memory (or when the question has an answer already) gives it back.
+    ///
+    /// # Errors
+    ///
+    /// The answer, when it is not kept.
+    pub fn keep(&mut self, question: Question, answer: Answer) -> Result<&Answer, Answer> {
+        if self.order.len() >= MAX_FACTS {
+            return Err(answer);
+        }
+        match self.answers.entry(question) {
+            std::collections::hash_map::Entry::Occupied(_) => Err(answer),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                self.order.push(question);
+                Ok(slot.insert(answer))
+            }
+        }
+    }
+
+    /// The answers to `questions`, in their order, moved out of the facts:
+    /// a question not known, or named again, gives nothing.
+    #[must_use]
+    pub fn into_answers(mut self, questions: Vec<Question>) -> Vec<(Question, Answer)> {
+        questions
+            .into_iter()
+            .filter_map(|q| self.answers.remove(&q).map(|a| (q, a)))
+            .collect()
+    }
+
     /// Every fact, in the order learned.
     pub fn iter(&self) -> impl Iterator<Item = (&Question, &Answer)> {
         self.order.iter().map(|q| (q, &self.answers[q]))

@@ -23,7 +23,7 @@ mod reading;
 mod rules;
 
 pub use answers::{Answers, diagnose};
-pub use compare::{Mismatch, compare, expected};
+pub use compare::{Agreed, Mismatch, agreement, compare, expected};
 pub use divergence::{Divergence, FieldDiff};
 pub(crate) use edges::captured_by_open_rows;
 pub use edges::{Boundary, Decides, Flip, MAX_SAMPLES, edge_positions};

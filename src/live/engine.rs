@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::manifest::Timeouts;
 use super::process::{EngineProcess, Launch, ProcessError};
+use super::quick_write::request_line;
 use crate::board::Pit;
 use crate::judge::{Answer, Facts, Question};
 use crate::position::Position;
@@ -198,6 +199,9 @@ pub struct Engine {
     wait: Duration,
     /// The last request line, its buffer kept for the next one.
     line: String,
+    /// The last answer not kept in [`Engine::facts`] (past its bound on
+    /// memory), lent by [`Engine::ask`].
+    unkept: Option<Answer>,
 }
 
 impl Engine {
@@ -217,6 +221,7 @@ impl Engine {
             starts: 0,
             wait: Duration::ZERO,
             line: String::new(),
+            unkept: None,
         }
     }
 
@@ -316,36 +321,37 @@ impl Engine {
     /// again), so that memory does not grow with the units a session runs
     /// and a verdict does not depend on which session ran which unit first.
     pub fn take_journal(&mut self) -> Vec<(Question, Answer)> {
-        let mut seen = rustc_hash::FxHashSet::default();
         let journal = std::mem::take(&mut self.journal);
-        let facts = std::mem::take(&mut self.facts);
-        journal
-            .into_iter()
-            .filter(|q| seen.insert(*q))
-            .filter_map(|q| facts.get(&q).map(|a| (q, a.clone())))
-            .collect()
+        std::mem::take(&mut self.facts).into_answers(journal)
     }
 
-    /// Asks the engine a question and logs its answer.
+    /// Asks the engine a question and logs its answer; the answer is lent,
+    /// not copied (it stays in the log).
     ///
     /// # Errors
     ///
     /// A [`Failure`] when it does not answer well and in time.
-    pub fn ask(&mut self, question: &Question) -> Result<Answer, Failure> {
-        if let Some(answer) = self.facts.get(question) {
-            self.journal.push(*question);
-            return Ok(answer.clone());
+    pub fn ask(&mut self, question: &Question) -> Result<&Answer, Failure> {
+        if self.facts.get(question).is_none() {
+            self.start()?;
+            let request = question.request();
+            let reply = self.exchange(&request, self.timeouts.request())?;
+            let answer = match Answer::from_reply(reply) {
+                Ok(answer) => answer,
+                Err(other) => return Err(self.wrong_reply(&request, &other)),
+            };
+            return match self.facts.keep(*question, answer) {
+                Ok(kept) => {
+                    self.journal.push(*question);
+                    Ok(kept)
+                }
+                // Past the bound on the log: lent from here, and not
+                // journalled (a journal entry is a fact kept).
+                Err(answer) => Ok(self.unkept.insert(answer)),
+            };
         }
-        self.start()?;
-        let request = question.request();
-        let reply = self.exchange(&request, self.timeouts.request())?;
-        let answer = match Answer::from_reply(reply) {
-            Ok(answer) => answer,
-            Err(other) => return Err(self.wrong_reply(&request, &other)),
-        };
-        self.facts.insert(*question, answer.clone());
         self.journal.push(*question);
-        Ok(answer)
+        Ok(self.facts.get(question).expect("kept above or before"))
     }
 
     /// The legal moves the engine gives for `position`.
@@ -355,7 +361,7 @@ impl Engine {
     /// A [`Failure`] when it does not answer well and in time.
     pub fn legal(&mut self, position: &Position) -> Result<Vec<Pit>, Failure> {
         match self.ask(&Question::Legal(*position))? {
-            Answer::Legal(moves) => Ok(moves),
+            Answer::Legal(moves) => Ok(moves.clone()),
             // `ask` only gives a legal answer to a legal question.
             _ => Ok(Vec::new()),
         }
@@ -518,36 +524,6 @@ impl Engine {
     }
 }
 
-/// Writes `request` into `out` (emptied first) as serde writes it: the two
-/// requests of a game by hand, straight from the position's notation (which
-/// needs no escaping), every other one by serde. A property test checks the
-/// two agree; the hand-written part spares a request serde's buffering of
-/// a tagged enum and its escaping of the notation.
-fn request_line(request: &Request, out: &mut String) {
-    use std::fmt::Write as _;
-    out.clear();
-    let (position, pit) = match request {
-        Request::Legal { position } => {
-            out.push_str(r#"{"type":"legal","position":""#);
-            (position, None)
-        }
-        Request::Play { position, pit } => {
-            out.push_str(r#"{"type":"play","position":""#);
-            (position, Some(pit))
-        }
-        other => {
-            out.push_str(&serde_json::to_string(other).expect("requests serialise"));
-            return;
-        }
-    };
-    let _ = write!(out, "{position}");
-    out.push('"');
-    if let Some(pit) = pit {
-        let _ = write!(out, r#","move":"{pit}""#);
-    }
-    out.push('}');
-}
-
 /// A line cut to [`QUOTE`] characters for a report.
 fn quote(text: &str) -> String {
     let mut chars = text.chars();
@@ -556,38 +532,5 @@ fn quote(text: &str) -> String {
         format!("{head}… ({} bytes)", text.len())
     } else {
         head
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::game::Game;
-    use crate::testing::pick;
-
-    /// The request lines written by hand are the ones serde writes, for
-    /// every position of some random games and every kind of request.
-    #[test]
-    fn request_lines_are_the_ones_serde_writes() {
-        let mut seed = 22;
-        let mut line = String::from("left over");
-        let mut requests = vec![Request::Quit {}];
-        for _ in 0..10 {
-            let mut game = Game::new(Position::initial(), Profile::DEFAULT);
-            for _ in 0..150 {
-                let position = *game.current();
-                requests.push(Request::Legal { position });
-                requests.extend(Pit::ALL.map(|pit| Request::Play { position, pit }));
-                requests.push(Request::Perft { position, depth: 3 });
-                let legal = game.legal_moves();
-                if legal.is_empty() || game.play(pick(&mut seed, &legal)).is_err() {
-                    break;
-                }
-            }
-        }
-        for request in &requests {
-            request_line(request, &mut line);
-            assert_eq!(line, serde_json::to_string(request).unwrap());
-        }
     }
 }

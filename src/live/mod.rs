@@ -21,6 +21,7 @@ mod manifest;
 mod plan;
 mod process;
 mod quick_reply;
+mod quick_write;
 mod repro;
 mod run;
 mod scenarios;

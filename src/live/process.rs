@@ -581,7 +581,8 @@ impl Writer {
         if self.stuck {
             return Err(WriteError::Timeout);
         }
-        let deadline = Instant::now() + timeout;
+        // The clock is read only once the pipe is full (the write waits).
+        let mut deadline = None;
         let mut rest = bytes;
         while !rest.is_empty() {
             match self.stdin.write(rest) {
@@ -589,7 +590,10 @@ impl Writer {
                 Ok(n) => rest = &rest[n..],
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    let left = deadline.saturating_duration_since(Instant::now());
+                    let now = Instant::now();
+                    let left = deadline
+                        .get_or_insert(now + timeout)
+                        .saturating_duration_since(now);
                     if left.is_zero() {
                         self.stuck = true;
                         return Err(WriteError::Timeout);

@@ -35,11 +35,14 @@ impl<'a> EngineSubject<'a> {
     }
 
     fn ask(&mut self, question: &Question) -> Result<Answer, SubjectError> {
-        self.engine.ask(question).map_err(|failure| {
-            let message = failure.kind.to_string();
-            self.failure = Some(failure);
-            SubjectError { message }
-        })
+        match self.engine.ask(question) {
+            Ok(answer) => Ok(answer.clone()),
+            Err(failure) => {
+                let message = failure.kind.to_string();
+                self.failure = Some(failure);
+                Err(SubjectError { message })
+            }
+        }
     }
 
     /// The engine's positions along `line`, the start first, and the end it

@@ -55,12 +55,12 @@ pub fn shrink(
             asked += 1;
             let question = best.question.at(candidate);
             let claimed = engine.ask(&question)?;
-            if let Some(mismatch) = compare(&question, &claimed, profile)
+            if let Some(mismatch) = compare(&question, claimed, profile)
                 && mismatch.shape() == shape
             {
                 best = Diverging {
                     question,
-                    claimed,
+                    claimed: claimed.clone(),
                     mismatch,
                 };
                 continue 'improve;

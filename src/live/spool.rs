@@ -45,10 +45,17 @@ impl FactSpool {
         if facts.is_empty() {
             return Err(facts);
         }
-        let Ok(mut bytes) = serde_json::to_vec(&lines_of(&facts)) else {
-            return Err(facts);
-        };
-        bytes.push(b'\n');
+        // The bytes serde writes for the pairs of requests and replies
+        // (`quick_write`), written by hand.
+        let mut text = String::from("[");
+        for (k, (question, answer)) in facts.iter().enumerate() {
+            if k > 0 {
+                text.push(',');
+            }
+            super::quick_write::push_fact(question, answer, &mut text);
+        }
+        text.push_str("]\n");
+        let bytes = text.into_bytes();
         let mut guard = self
             .file
             .lock()
@@ -128,7 +135,7 @@ impl Default for FactSpool {
 }
 
 /// The reply that gives `answer`.
-fn reply_of(answer: &Answer) -> Reply {
+pub(crate) fn reply_of(answer: &Answer) -> Reply {
     match answer {
         Answer::Legal(moves) => Reply::Legal {
             moves: moves.clone(),

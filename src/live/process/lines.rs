@@ -172,9 +172,10 @@ mod direct {
             // Read once poll says there is something, when there is no time
             // to wait, or first when the engine has lately answered by the
             // time it was waited for ([`Lines::eager`]): otherwise reading
-            // first would cost a read for nothing. The clock is read once,
-            // and again only when a poll has to be repeated.
-            let deadline = Instant::now() + timeout;
+            // first would cost a read for nothing. The clock is read only
+            // when a poll waits (the time starts then), and again when
+            // one has to be repeated.
+            let mut deadline = None;
             let mut left = timeout;
             let mut ready = self.read_first();
             let mut first = ready;
@@ -195,8 +196,10 @@ mod direct {
                 if left.is_zero() {
                     return None;
                 }
+                let now = Instant::now();
+                let deadline = *deadline.get_or_insert(now + timeout);
                 if polled {
-                    left = deadline.saturating_duration_since(Instant::now());
+                    left = deadline.saturating_duration_since(now);
                     if left.is_zero() {
                         continue;
                     }

@@ -20,7 +20,7 @@ pub use scenario::{ScenarioUnit, scenario_units};
 use super::engine::{Engine, Failure};
 use super::repro::reproduction;
 use super::shrink::Diverging;
-use crate::judge::compare::compare;
+use crate::judge::compare::{Agreed, agreement, compare};
 use crate::judge::{Answer, Question};
 use crate::judge::{Divergence, FieldDiff, ReportRules, RuleSet};
 use crate::position::Position;
@@ -128,21 +128,19 @@ impl<'a> Ctx<'a> {
     /// The engine's [`Failure`].
     pub fn check(&mut self, question: Question) -> Result<Option<Diverging>, Failure> {
         let claimed = self.engine.ask(&question)?;
-        if let Some(mismatch) = compare(&question, &claimed, self.profile) {
-            return Ok(Some(Diverging {
-                question,
-                claimed,
-                mismatch,
-            }));
-        }
-        match question {
-            Question::Legal(_) => self.rules.extend(*LEGAL_RULES),
-            Question::Play(position, pit) => {
-                match crate::rules::play(&position, pit, self.profile) {
-                    Ok((_, report)) => self.rules.extend(self.memo.of(&report)),
-                    Err(illegal) => self.rules.insert(illegal.reason.rule()),
-                }
+        // Judged with one look at the rules, which also says which rules
+        // the answer exercised; the answer is copied only when it is wrong.
+        match agreement(&question, claimed, self.profile) {
+            Err(mismatch) => {
+                return Ok(Some(Diverging {
+                    question,
+                    claimed: claimed.clone(),
+                    mismatch,
+                }));
             }
+            Ok(Agreed::Legal) => self.rules.extend(*LEGAL_RULES),
+            Ok(Agreed::Play(Ok((_, report)))) => self.rules.extend(self.memo.of(&report)),
+            Ok(Agreed::Play(Err(illegal))) => self.rules.insert(illegal.reason.rule()),
         }
         Ok(None)
     }

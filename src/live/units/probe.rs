@@ -104,7 +104,7 @@ impl Unit for Probe {
             Ok(answer) => answer,
             Err(failure) => return Outcome::Errored { plies: 0, failure },
         };
-        if agrees(&self.question, &answer, ctx.profile) {
+        if agrees(&self.question, answer, ctx.profile) {
             return Outcome::Conforms(1);
         }
         match ctx.check(self.question) {

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use arrayvec::ArrayVec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -103,8 +104,10 @@ impl Unit for RandomGame {
             if repeated || plies >= u64::from(self.max_plies) {
                 break;
             }
-            let mut questions = vec![Question::Legal(position)];
-            let illegal: Vec<Pit> = Pit::ALL
+            // At most three questions a ply, on the stack.
+            let mut questions = ArrayVec::<Question, 3>::new();
+            questions.push(Question::Legal(position));
+            let illegal: ArrayVec<Pit, { Pit::ALL.len() }> = Pit::ALL
                 .into_iter()
                 .filter(|p| !legal.contains(p))
                 .collect();
