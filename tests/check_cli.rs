@@ -10,15 +10,18 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use kpe::reporter::{InputErrorKind, JsonSink, Run, Sink, Summary, UnitResult};
+use kpe::reporter::{InputErrorKind, JsonSink};
 use kpe::scenario::{Reference, Subject, parse_file};
 use kpe::transcripts::check_transcript_reader;
 use kpe::{Game, Pit, Position, Profile};
 use predicates::prelude::*;
 use serde_json::Value;
 
+#[path = "common/collect.rs"]
+mod collect;
 #[path = "common/schema.rs"]
 mod schema;
+use collect::Collect;
 use schema::valid_report;
 
 fn kpe_check() -> Command {
@@ -740,26 +743,6 @@ fn a_move_after_a_repetition_ends_the_game_needs_the_history() {
         report["summary"]["reading"]["closest"],
         serde_json::json!([Profile::ALL_OFF.to_string()])
     );
-}
-
-/// Collects results in memory.
-#[derive(Default)]
-struct Collect(Vec<UnitResult>);
-
-impl Sink for Collect {
-    fn begin(&mut self, _: &Run) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn unit(&mut self, unit: &UnitResult) -> std::io::Result<()> {
-        self.0.push(unit.clone());
-        Ok(())
-    }
-    fn finish(&mut self, _: &Summary) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn fail(&mut self, _: &kpe::reporter::InputError) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// A random game played under `profile`, as transcript JSON with every

@@ -25,6 +25,7 @@ impl Sink for Collect {
 }
 
 /// A live run's report with the units its sink was given.
+#[allow(dead_code)]
 pub struct Checked {
     pub report: LiveReport,
     pub units: Vec<UnitResult>,
