@@ -92,6 +92,12 @@ impl Switch {
         self.values()[profile.has(self) as usize]
     }
 
+    /// This setting as `profile` sets it: `origin=sown`.
+    #[must_use]
+    pub fn assignment(self, profile: Profile) -> String {
+        format!("{}={}", self.setting(), self.value_in(profile))
+    }
+
     /// The switch a person names by reading ID (`I3`), setting name
     /// (`feeding`) or switch name (`feed-after-capture`).
     #[must_use]
@@ -243,7 +249,7 @@ impl Profile {
                 if self.has(s) {
                     s.name().to_owned()
                 } else {
-                    format!("{}={}", s.setting(), s.value_in(self))
+                    s.assignment(self)
                 }
             })
             .collect();
@@ -259,9 +265,7 @@ impl Profile {
     /// whatever the default is.
     #[must_use]
     pub fn explicit(self) -> String {
-        Switch::ALL
-            .map(|s| format!("{}={}", s.setting(), s.value_in(self)))
-            .join(",")
+        Switch::ALL.map(|s| s.assignment(self)).join(",")
     }
 
     /// Reads a profile written relative to `default` (see [`Profile`]).

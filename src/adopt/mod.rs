@@ -371,9 +371,7 @@ impl Adoption {
 /// Every setting's value in `profile`: `origin=sown, lock=after-sowing, ...`.
 #[must_use]
 pub fn describe(profile: Profile) -> String {
-    Switch::ALL
-        .map(|s| format!("{}={}", s.setting(), s.value_in(profile)))
-        .join(", ")
+    Switch::ALL.map(|s| s.assignment(profile)).join(", ")
 }
 
 #[cfg(test)]

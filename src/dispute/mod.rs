@@ -179,9 +179,9 @@ mod tests {
                 // switch name compares the new default with the old one.
                 assert_eq!(alternative(word).unwrap(), other, "{word}");
             }
-            let same = format!("{}={}", s.setting(), s.value_in(Profile::DEFAULT));
+            let same = s.assignment(Profile::DEFAULT);
             assert_eq!(alternative(&same).unwrap(), Profile::DEFAULT, "{same}");
-            let set = format!("{}={}", s.setting(), s.value_in(other));
+            let set = s.assignment(other);
             assert_eq!(alternative(&set).unwrap(), other, "{set}");
         }
         let two = alternative("I1,feeding").unwrap();

@@ -84,7 +84,7 @@ impl fmt::Display for Class {
             Switch::EndWhenUnfeedable,
         ]
         .into_iter()
-        .map(|s| format!("{}={}", s.setting(), s.value_in(self.0)))
+        .map(|s| s.assignment(self.0))
         .collect();
         f.write_str(&words.join(","))
     }
