@@ -337,6 +337,65 @@ fn the_same_seed_gives_the_same_games() {
 
 // ---------------------------------------------------------------------------
 // Hostile engines
+/// The cores an engine may use, as it says on its stderr before failing
+/// to start: kpe-check's report quotes that stderr.
+#[cfg(target_os = "linux")]
+fn engine_cores(pin: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let manifest = serde_json::json!({
+        "format": "kpe-engine", "version": 1,
+        "command": ["sh", "-c", "grep Cpus_allowed_list /proc/self/status >&2; exit 3"],
+        "random": {"games": 1}, "perft": {"max_depth": 1},
+    });
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let out = Command::cargo_bin("kpe-check")
+        .unwrap()
+        .args(["--jobs", "1", "--format", "json"])
+        .arg(&path)
+        .env("KPE_CHECK_PIN", pin)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    fn find(v: &serde_json::Value) -> Option<String> {
+        match v {
+            serde_json::Value::String(s) => {
+                let at = s.find("Cpus_allowed_list:")?;
+                s[at..].split_whitespace().nth(1).map(str::to_owned)
+            }
+            serde_json::Value::Array(items) => items.iter().find_map(find),
+            serde_json::Value::Object(map) => map.values().find_map(find),
+            _ => None,
+        }
+    }
+    find(&report).unwrap_or_else(|| panic!("no stderr quoted: {report}"))
+}
+
+/// Issue 22: a worker and the engine it starts share one core (their turns
+/// cost a switch, not a core's wake-up); `KPE_CHECK_PIN=0` leaves the
+/// engine every core the run has.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_engine_shares_its_workers_core_unless_pinning_is_off() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let all = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    assert_eq!(engine_cores("0"), all, "unpinned: every core of the run");
+    let pinned = engine_cores("1");
+    if all.contains([',', '-']) {
+        assert!(
+            pinned.parse::<usize>().is_ok(),
+            "pinned to one core of {all}: {pinned}"
+        );
+    } else {
+        assert_eq!(pinned, all, "one core: nothing to choose");
+    }
+}
+
 // ---------------------------------------------------------------------------
 
 /// The verdict of an engine that misbehaves with `fault`.

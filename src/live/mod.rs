@@ -18,6 +18,7 @@ mod engine;
 mod finished;
 pub mod interrupt;
 mod manifest;
+mod pin;
 mod plan;
 mod process;
 mod quick_reply;
@@ -38,6 +39,7 @@ pub use manifest::{
     RandomPlan, Timeouts, schema as manifest_schema,
 };
 pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES};
+pub use pin::ENV_PIN;
 pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use quick_reply::read_reply;

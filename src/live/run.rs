@@ -514,6 +514,7 @@ pub fn check_engine(
             tick: &|| progress.tick(),
             interrupted: &interrupted,
             spool: &spool,
+            cores: &super::pin::Cores::for_workers(),
         },
     );
     progress.finish();

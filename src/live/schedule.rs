@@ -52,6 +52,8 @@ pub struct Settings<'a> {
     pub interrupted: &'a (dyn Fn() -> bool + Sync),
     /// Where each unit's answers are kept until the reading is named.
     pub spool: &'a super::spool::FactSpool,
+    /// The core each worker, and the engine it starts, keeps to.
+    pub cores: &'a super::pin::Cores,
 }
 
 /// Everything the workers did.
@@ -446,13 +448,16 @@ pub fn run(plan: &Plan<'_>, settings: &Settings<'_>) -> Ran {
     let moved = Condvar::new();
     let jobs = settings.jobs.clamp(1, plan.len().max(1));
     std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
+        for k in 0..jobs {
+            let (state, moved) = (&state, &moved);
+            scope.spawn(move || {
+                // Before its first engine starts, which inherits the core.
+                settings.cores.pin_worker(k);
                 Worker {
                     settings,
                     engine: None,
                 }
-                .work(&state, &moved);
+                .work(state, moved);
             });
         }
     });
