@@ -372,6 +372,191 @@ fn an_answer_written_twice_in_two_writes_is_out_of_turn() {
     }
 }
 
+/// The parts of a kpe-check JSON report a verdict is made of: the run's
+/// verdict and exit code, then each unit that did not conform or skip, with
+/// its failure's code, request and message and those of its retries (no
+/// times, which differ from run to run).
+fn verdict_of(out: &std::process::Output) -> Vec<String> {
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let mut parts = vec![
+        format!("status {:?}", out.status.code()),
+        format!("verdict {} exit {}", report["verdict"], report["exit_code"]),
+    ];
+    for unit in report["units"].as_array().unwrap() {
+        if unit["verdict"] == "conforms" || unit["verdict"] == "skipped" {
+            continue;
+        }
+        let failure =
+            |e: &serde_json::Value| format!("{} at {} ({})", e["code"], e["request"], e["message"]);
+        let retried: Vec<String> = unit["retried"]
+            .as_array()
+            .map(|r| r.iter().map(failure).collect())
+            .unwrap_or_default();
+        parts.push(format!(
+            "{} {} {}: {} retried {retried:?}",
+            unit["profile"],
+            unit["id"],
+            unit["verdict"],
+            failure(&unit["error"])
+        ));
+    }
+    parts
+}
+
+/// Issue 25: an engine that answers a request twice got a verdict that
+/// depended on when the second line arrived: `out-of-turn` when it was
+/// read before the next request was sent, a divergence or an agreeing
+/// answer when it was read after and that request expects the same type of
+/// reply (`play` after `play`). The three doubling faults write the same
+/// lines, the duplicate at once in one write (`extra-line`), in a second
+/// write (`extra-write`), or only after the next request is read
+/// (`extra-late`); each now gets the same report, run after run.
+#[test]
+fn an_answer_written_twice_gets_the_same_report_whenever_the_second_line_comes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |fault: &str| {
+        let path = dir.path().join(format!("{fault}.json"));
+        std::fs::write(&path, manifest(fault, 5000, fault).to_string()).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+            .arg(&path)
+            .args(["--format", "json", "--jobs", "1"])
+            .output()
+            .unwrap();
+        verdict_of(&out)
+    };
+    let late = run("extra-late");
+    assert!(late[0].contains("Some(3)"), "{late:#?}");
+    // Out of turn, never a divergence; and at least once where the
+    // duplicate met a request of its own type (a `played` line for `play`),
+    // the case that was timing-dependent.
+    assert!(
+        late[2..].iter().all(|u| u.contains("out-of-turn")),
+        "{late:#?}"
+    );
+    assert!(
+        late.iter().any(|u| u.contains(r#"{\"type\":\"play\""#)
+            && u.contains(r#"printed `{\"type\":\"played\""#)),
+        "{late:#?}"
+    );
+    for fault in ["extra-line", "extra-write"] {
+        for _ in 0..4 {
+            assert_eq!(run(fault), late, "{fault} against extra-late");
+        }
+    }
+    assert_eq!(run("extra-late"), late, "extra-late run again");
+}
+
+/// Issue 25, the rule under the reports above: a reply that repeats the
+/// previous line byte for byte is this request's answer when it agrees
+/// with the rules, and the previous answer again (out of turn) when it
+/// does not; so a duplicate that happens to agree is accepted, and the
+/// real answer behind it is then judged the same way. An engine that
+/// answers once gets none of this, however alike its answers.
+#[test]
+fn a_repeated_line_is_judged_by_whether_it_agrees() {
+    use kpe::judge::Question;
+    use kpe::live::Engine;
+    use kpe::{Position, Profile, legal_moves, perft};
+
+    let profile = Profile::DEFAULT;
+    let initial = Position::initial();
+    // Two positions with the initial position's moves, then one with
+    // other moves and another count of them.
+    let same: Position = "3,4,7,2/6,3,5,10 S 4/4 1234/1234".parse().unwrap();
+    let other: Position = "4,6,5,0/4,6,0,9 N 10/4 1234/1234".parse().unwrap();
+    assert_eq!(legal_moves(&same, profile), legal_moves(&initial, profile));
+    assert_ne!(legal_moves(&other, profile), legal_moves(&initial, profile));
+    let count = |p: &Position| perft(p, 1, profile);
+    assert_ne!(count(&other), count(&initial));
+
+    let dir = tempfile::tempdir().unwrap();
+    let session = |fault: Option<&str>| {
+        let mut value = manifest(fault.unwrap_or("slow"), 5000, "repeat");
+        if fault.is_none() {
+            value["command"] = serde_json::json!([kpe(), "engine"]);
+        }
+        let path = write_manifest(dir.path(), &value);
+        let manifest = Manifest::load(&path).unwrap();
+        let mut engine = Engine::new(manifest.launch(dir.path()), manifest.timeouts, profile);
+        let mut said = Vec::new();
+        let mut note = |result: Result<String, kpe::live::Failure>| {
+            said.push(match result {
+                Ok(answer) => answer,
+                Err(f) => format!(
+                    "{} at {}: {}",
+                    f.code,
+                    f.request.unwrap_or_default(),
+                    f.kind
+                ),
+            });
+        };
+        for p in [initial, same, other] {
+            note(engine.ask(&Question::Legal(p)).map(|a| format!("{a:?}")));
+        }
+        for p in [initial, same, other] {
+            note(engine.perft(&p, 1, count(&p)).map(|n| n.to_string()));
+        }
+        // A fresh question, then `quit` with the duplicate still to come.
+        let first = Question::Play(initial, "S1".parse().unwrap());
+        note(engine.ask(&first).map(|a| format!("{a:?}")));
+        note(engine.quit().map(|()| "quit".to_owned()));
+        said
+    };
+    let legal = |p: &Position| {
+        format!(
+            "{:?}",
+            kpe::judge::Answer::Legal(legal_moves(p, profile).to_vec())
+        )
+    };
+    let honest = session(None);
+    assert_eq!(
+        honest,
+        [
+            legal(&initial),
+            legal(&same),
+            legal(&other),
+            count(&initial).to_string(),
+            count(&same).to_string(),
+            count(&other).to_string(),
+            format!(
+                "{:?}",
+                kpe::judge::expected(&Question::Play(initial, "S1".parse().unwrap()), profile)
+            ),
+            "quit".to_owned(),
+        ]
+    );
+    for fault in ["extra-line", "extra-write", "extra-late"] {
+        let said = session(Some(fault));
+        // The duplicate of the first answer agrees with the second
+        // question and is taken for its answer; the real answer behind
+        // it, the same line, does not agree with the third.
+        assert_eq!(said[..2], honest[..2], "{fault}");
+        assert!(
+            said[2].starts_with("out-of-turn at {\"type\":\"legal\"")
+                && said[2].contains(&other.to_string()),
+            "{fault}: {}",
+            said[2]
+        );
+        assert_eq!(said[3..5], honest[3..5], "{fault}");
+        assert!(
+            said[5].starts_with("out-of-turn at {\"type\":\"perft\"")
+                && said[5].contains(&format!(
+                    "{{\"type\":\"perft\",\"nodes\":{}}}",
+                    count(&initial)
+                )),
+            "{fault}: {}",
+            said[5]
+        );
+        assert_eq!(said[6], honest[6], "{fault}");
+        assert!(
+            said[7].starts_with("out-of-turn at {\"type\":\"quit\"}"),
+            "{fault}: {}",
+            said[7]
+        );
+    }
+}
+
 /// Issue 25: after SIGKILL of kpe-check (no handler runs), an engine that
 /// ignores the end of its input stayed running. Engines are started
 /// through kpe-check itself, which asks the kernel to kill them with it.

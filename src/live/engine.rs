@@ -9,7 +9,7 @@ use super::manifest::Timeouts;
 use super::process::{EngineProcess, Launch, ProcessError};
 use super::quick_write::request_line;
 use crate::board::Pit;
-use crate::judge::{Answer, Facts, Question};
+use crate::judge::{Answer, Facts, Question, agreement};
 use crate::position::Position;
 use crate::profile::Profile;
 use crate::protocol::{OLDEST_PROTOCOL, PROTOCOL_VERSION, Reply, Request};
@@ -246,7 +246,8 @@ impl Engine {
                 protocol: PROTOCOL_VERSION,
                 profile: self.profile,
             };
-            let reply = self.exchange(&hello, self.timeouts.start())?;
+            // A fresh process has no previous line: never a repeat.
+            let (reply, _) = self.exchange(&hello, self.timeouts.start())?;
             let Reply::Hello {
                 protocol,
                 name,
@@ -328,6 +329,11 @@ impl Engine {
     /// Asks the engine a question and logs its answer; the answer is lent,
     /// not copied (it stays in the log).
     ///
+    /// A reply that repeats the engine's previous line byte for byte and
+    /// does not agree with the rules (under the session's profile) is the
+    /// previous answer again, not this one's: a line out of turn, never a
+    /// divergence (spec/PROTOCOL.md, "A doubled answer").
+    ///
     /// # Errors
     ///
     /// A [`Failure`] when it does not answer well and in time.
@@ -335,11 +341,14 @@ impl Engine {
         if self.facts.get(question).is_none() {
             self.start()?;
             let request = question.request();
-            let reply = self.exchange(&request, self.timeouts.request())?;
+            let (reply, repeated) = self.exchange(&request, self.timeouts.request())?;
             let answer = match Answer::from_reply(reply) {
                 Ok(answer) => answer,
                 Err(other) => return Err(self.wrong_reply(&request, &other)),
             };
+            if repeated && agreement(question, &answer, self.profile).is_err() {
+                return Err(self.repeated(&request));
+            }
             return match self.facts.keep(*question, answer) {
                 Ok(kept) => {
                     self.journal.push(*question);
@@ -367,13 +376,16 @@ impl Engine {
         }
     }
 
-    /// The engine's perft count.
+    /// The engine's perft count; `want` is the count the rules give, by
+    /// which a reply that repeats the engine's previous line byte for byte
+    /// is judged as [`Engine::ask`] judges one (a different count is the
+    /// previous answer again, out of turn).
     ///
     /// # Errors
     ///
     /// A [`Failure`], including [`FailureKind::NoPerft`] when its hello
     /// said it has none.
-    pub fn perft(&mut self, position: &Position, depth: u32) -> Result<u64, Failure> {
+    pub fn perft(&mut self, position: &Position, depth: u32, want: u64) -> Result<u64, Failure> {
         let request = Request::Perft {
             position: *position,
             depth,
@@ -382,8 +394,9 @@ impl Engine {
             return Err(self.fail(FailureKind::NoPerft, Some(&request)));
         }
         match self.exchange(&request, self.timeouts.request())? {
-            Reply::Perft { nodes } => Ok(nodes),
-            other => Err(self.wrong_reply(&request, &other)),
+            (Reply::Perft { nodes }, true) if nodes != want => Err(self.repeated(&request)),
+            (Reply::Perft { nodes }, _) => Ok(nodes),
+            (other, _) => Err(self.wrong_reply(&request, &other)),
         }
     }
 
@@ -418,8 +431,10 @@ impl Engine {
         })
     }
 
-    /// One request and its reply, with every check of the protocol.
-    fn exchange(&mut self, request: &Request, timeout: Duration) -> Result<Reply, Failure> {
+    /// One request and its reply, with every check of the protocol, and
+    /// whether the reply's line repeats the previous one byte for byte
+    /// (then the caller judges it: [`Engine::ask`], [`Engine::perft`]).
+    fn exchange(&mut self, request: &Request, timeout: Duration) -> Result<(Reply, bool), Failure> {
         self.requests += 1;
         let mut line = std::mem::take(&mut self.line);
         request_line(request, &mut line);
@@ -429,14 +444,23 @@ impl Engine {
     }
 
     /// [`Engine::exchange`] of `request`, written as `line`.
+    ///
+    /// The engine's lines are taken in the order written, one a request,
+    /// so that a verdict does not depend on when a line arrived: a line
+    /// that repeats the previous one is the candidate answer to this
+    /// request whether it was read before this request was sent or after
+    /// (the engine wrote one answer twice: in one write, in two, or after
+    /// reading this request). Any other line read before the request was
+    /// sent is out of turn.
     fn exchange_line(
         &mut self,
         request: &Request,
         line: &str,
         timeout: Duration,
-    ) -> Result<Reply, Failure> {
+    ) -> Result<(Reply, bool), Failure> {
         let process = self.process.as_mut().expect("started before any exchange");
-        let received = match process.unsolicited() {
+        let held = match process.unsolicited() {
+            Ok(Some(extra)) if self.last_line.as_deref() == Some(extra.as_str()) => Some(extra),
             Ok(Some(extra)) => {
                 return Err(self.fail(
                     FailureKind::OutOfTurn {
@@ -445,21 +469,26 @@ impl Engine {
                     Some(request),
                 ));
             }
-            Ok(None) => {
-                let asked = std::time::Instant::now();
-                let received = process
-                    .send(line, timeout)
-                    .and_then(|()| process.recv(timeout));
-                self.wait += asked.elapsed();
-                received
-            }
-            Err(e) => Err(e),
+            Ok(None) => None,
+            Err(e) => return Err(self.fail(FailureKind::Process(e), Some(request))),
         };
+        let asked = std::time::Instant::now();
+        // The request is sent even when a repeat is held: the engine then
+        // answers it, as it would had the repeat come a moment later.
+        let received = match held {
+            Some(text) => process.send(line, timeout).map(|()| text),
+            None => process
+                .send(line, timeout)
+                .and_then(|()| process.recv(timeout)),
+        };
+        self.wait += asked.elapsed();
         let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
-        if self
-            .process
-            .as_ref()
-            .is_some_and(EngineProcess::last_was_early)
+        let repeated = self.last_line.as_deref() == Some(text.as_str());
+        if !repeated
+            && self
+                .process
+                .as_ref()
+                .is_some_and(EngineProcess::last_was_early)
         {
             // Read before this request was sent: a line out of turn, not
             // its answer.
@@ -483,12 +512,9 @@ impl Engine {
                 Some(request),
             ));
         }
-        let repeated = self.last_line.as_deref() == Some(text.as_str());
         let expected = request.expected_replies().contains(&reply.kind());
         if repeated && !expected {
-            // The previous answer again, where it cannot be this one's: a
-            // line out of turn that came too late to be seen as such (the
-            // engine wrote its answer twice, in two writes).
+            // The previous answer again, where it cannot be this one's.
             return Err(self.fail(FailureKind::OutOfTurn { line: quote(&text) }, Some(request)));
         }
         // Kept (not copied) to compare with the next answer.
@@ -496,7 +522,14 @@ impl Engine {
         if !expected {
             return Err(self.wrong_reply(request, &reply));
         }
-        Ok(reply)
+        Ok((reply, repeated))
+    }
+
+    /// The failure of a reply that repeats the previous line and is not
+    /// this request's answer: the previous answer again, out of turn.
+    fn repeated(&mut self, request: &Request) -> Failure {
+        let line = quote(self.last_line.as_deref().unwrap_or_default());
+        self.fail(FailureKind::OutOfTurn { line }, Some(request))
     }
 
     fn wrong_reply(&mut self, request: &Request, reply: &Reply) -> Failure {

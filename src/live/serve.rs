@@ -69,6 +69,10 @@ pub enum Fault {
     ExtraLine,
     /// Answer each request twice, in two writes.
     ExtraWrite,
+    /// Answer each request once, and write that answer again only after
+    /// reading the next request (`quit` included), just before answering
+    /// it: the duplicate always arrives after kpe-check asked again.
+    ExtraLate,
     /// Say in the hello a protocol version newer than kpe speaks.
     WrongProtocol,
     /// Never read stdin after the hello: answer by peeking at the pipe
@@ -108,7 +112,7 @@ pub const SLOW_DELAY: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Fault {
     /// Every fault with its name.
-    pub const ALL: [(&'static str, Fault); 15] = [
+    pub const ALL: [(&'static str, Fault); 16] = [
         ("crash", Fault::Crash),
         ("exit", Fault::Exit),
         ("hang", Fault::Hang),
@@ -117,6 +121,7 @@ impl Fault {
         ("stderr-flood", Fault::StderrFlood),
         ("extra-line", Fault::ExtraLine),
         ("extra-write", Fault::ExtraWrite),
+        ("extra-late", Fault::ExtraLate),
         ("wrong-protocol", Fault::WrongProtocol),
         ("no-read", Fault::NoRead),
         ("detach", Fault::Detach),
@@ -184,6 +189,9 @@ fn serve_with(
     };
     let mut bugged = options.bug.map(super::bugs::Session::new);
     let mut line = Vec::new();
+    // The `extra-late` fault: the last answer, written again after the
+    // next request is read.
+    let mut late: Option<String> = None;
     loop {
         let Some(read) = read_request(&mut input, &mut line)? else {
             return Ok(());
@@ -204,7 +212,13 @@ fn serve_with(
         {
             std::thread::sleep(SLOW_START_DELAY);
         }
-        if !matches!(request, Request::Hello { .. }) {
+        if matches!(request, Request::Hello { .. }) {
+            late = None;
+        } else {
+            if let Some(again) = late.take() {
+                output.write_all(format!("{again}\n").as_bytes())?;
+                output.flush()?;
+            }
             if options.fault == Some(Fault::NoRead) {
                 return peek_forever(request, &mut agreed, options, &mut output);
             }
@@ -219,14 +233,25 @@ fn serve_with(
         let Some(reply) = answer(request, &mut agreed, options, perfect) else {
             return Ok(());
         };
-        if options.fault == Some(Fault::ExtraLine) {
+        // The doubling faults start after the hello, as every fault does.
+        let doubled = if matches!(reply, Reply::Hello { .. }) {
+            None
+        } else {
+            options.fault
+        };
+        if doubled == Some(Fault::ExtraLine) {
             // Both lines in one write, so they arrive together.
             let line = serde_json::to_string(&reply).map_err(io::Error::other)?;
             output.write_all(format!("{line}\n{line}\n").as_bytes())?;
             output.flush()?;
-        } else if options.fault == Some(Fault::ExtraWrite) {
+        } else if doubled == Some(Fault::ExtraWrite) {
             send(&mut output, &reply)?;
             send(&mut output, &reply)?;
+        } else if doubled == Some(Fault::ExtraLate) {
+            let line = serde_json::to_string(&reply).map_err(io::Error::other)?;
+            output.write_all(format!("{line}\n").as_bytes())?;
+            output.flush()?;
+            late = Some(line);
         } else {
             send(&mut output, &reply)?;
         }

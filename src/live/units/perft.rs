@@ -131,7 +131,7 @@ impl PerftCount {
             _ => self.nodes,
         };
         let (root, depth) = (self.root, self.depth);
-        let claimed = match ctx.engine.perft(&root, depth) {
+        let claimed = match ctx.engine.perft(&root, depth, nodes) {
             Ok(n) => n,
             Err(failure) => return Outcome::Errored { plies: 0, failure },
         };
@@ -241,7 +241,7 @@ fn smallest_subtree(
                 continue;
             };
             let want = perft(&child, at.depth - 1, counted);
-            let got = ctx.engine.perft(&child, at.depth - 1)?;
+            let got = ctx.engine.perft(&child, at.depth - 1, want)?;
             if got != want {
                 at.line.push(pit);
                 at.top = child;
@@ -335,7 +335,7 @@ fn locate(
             continue;
         };
         let want = perft(&child, depth - 1, counted);
-        if ctx.engine.perft(&child, depth - 1)? != want {
+        if ctx.engine.perft(&child, depth - 1, want)? != want {
             return locate(ctx, counted, child, depth - 1, ply + 1);
         }
     }
