@@ -266,6 +266,7 @@ fn malformed_shards_are_named_at_line_and_column() {
             good.as_bytes()[..good.len() / 2].to_vec(),
             ":1:",
         ),
+        ("empty", b" \n".to_vec(), "expected a kpe-check JSON report"),
         (
             "array-engine",
             good.replacen("\"engine\":{", "\"engine\":[{", 1)

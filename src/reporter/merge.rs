@@ -15,7 +15,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::input::CheckError;
-use super::input::InputError;
+use super::input::{InputError, InputErrorKind};
 use super::render::Sink;
 use super::report::{
     Counts, JsonReport, MAX_SHARDS, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, Summary,
@@ -160,8 +160,24 @@ pub fn parse_report_bytes(file: &str, bytes: &[u8]) -> Result<JsonReport, CheckE
         )));
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let report: JsonReport = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| CheckError::Input(InputError::from_json(file, e)))?;
+    let report: JsonReport = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        match InputError::from_json(file, e) {
+            // Not the transcript the generic message expects.
+            InputError {
+                kind: InputErrorKind::Empty,
+                ..
+            } => CheckError::Input(InputError::at(
+                file,
+                ".",
+                1,
+                1,
+                "the file holds no JSON; expected a kpe-check JSON report, \
+                 one shard's `kpe-check --shard K/N --format json` output"
+                    .to_owned(),
+            )),
+            e => CheckError::Input(e),
+        }
+    })?;
     if let Err(e) = de.end() {
         return Err(CheckError::Input(InputError::at(
             file,
