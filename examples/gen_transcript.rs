@@ -65,12 +65,12 @@ impl Naive {
         }
     }
 
-    fn own(&self, side: usize) -> std::ops::Range<usize> {
+    fn own(side: usize) -> std::ops::Range<usize> {
         side * 4..side * 4 + 4
     }
 
     fn row(&self, side: usize) -> u32 {
-        self.own(side).map(|i| self.pits[i]).sum()
+        Self::own(side).map(|i| self.pits[i]).sum()
     }
 
     /// Where a sowing from `pit` puts its stones.
@@ -91,7 +91,7 @@ impl Naive {
     }
 
     fn legal(&self) -> Vec<usize> {
-        let moves: Vec<usize> = self.own(self.side).filter(|&i| self.pits[i] > 0).collect();
+        let moves: Vec<usize> = Self::own(self.side).filter(|&i| self.pits[i] > 0).collect();
         let opponent = 1 - self.side;
         if self.row(opponent) > 0 || self.bug == Bug::NoFeeding {
             return moves;

@@ -399,13 +399,7 @@ fn check_outputs(inputs: &[&std::path::Path], out: &OutputArgs) -> Result<(), Ex
 
 fn run(cli: Cli) -> ExitCode {
     match &cli.command {
-        Some(Command::Merge { reports, out }) => {
-            let inputs: Vec<&std::path::Path> = reports.iter().map(PathBuf::as_path).collect();
-            if let Err(code) = check_outputs(&inputs, out) {
-                return code;
-            }
-            return with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)));
-        }
+        Some(Command::Merge { reports, out }) => return merge(reports, out),
         Some(Command::Completions { shell }) => return completions(*shell),
         None => {}
     }
@@ -422,29 +416,14 @@ fn run(cli: Cli) -> ExitCode {
         Ok(policy) => policy,
         Err(e) => return fail(&e.to_string()),
     };
-    // `-`: standard input, copied to a temporary file, since a transcript
-    // may need reading more than once (fields in any order, the reading).
-    let stdin_copy = if file.as_os_str() == "-" {
-        match kpe::transcripts::spool_stdin() {
-            Ok(copy) => Some(copy),
-            Err(e) => return fail(&format!("-: cannot read standard input: {e}")),
-        }
-    } else {
-        None
+    let stdin_copy = match copy_stdin(&file) {
+        Ok(copy) => copy,
+        Err(code) => return code,
     };
     let path = stdin_copy
         .as_ref()
         .map_or_else(|| file.clone(), |copy| copy.path().to_owned());
-    let kind = match stdin_copy.as_ref().map_or_else(
-        || kpe::transcripts::file_kind(&path),
-        |copy| match copy.reopen() {
-            Ok(f) => kpe::transcripts::file_kind_of_reader("-", f),
-            Err(e) => Err(kpe::reporter::InputError {
-                file: "-".to_owned(),
-                kind: kpe::reporter::InputErrorKind::Read(e),
-            }),
-        },
-    ) {
+    let kind = match kind_of(&path, stdin_copy.as_ref()) {
         Ok(kind) => kind,
         Err(e) => {
             with_sinks(&cli.out, |sink| sink.fail(&e).ok());
@@ -452,49 +431,100 @@ fn run(cli: Cli) -> ExitCode {
         }
     };
     match kind {
-        FileKind::Transcript => {
-            let flags = cli.live_flags();
-            if !flags.is_empty() {
-                let verb = if flags.len() == 1 { "applies" } else { "apply" };
-                Cli::command()
-                    .error(
-                        clap::error::ErrorKind::ArgumentConflict,
-                        format!(
-                            "{} {verb} to engine manifests only, and {} is a transcript",
-                            flags.join(", "),
-                            file.display()
-                        ),
-                    )
-                    .exit();
-            }
-            if cli.list {
-                return list_games(&path, &file, &policy, cli.jobs);
-            }
-            with_sinks(&cli.out, |sink| {
-                let mut policed = PolicySink::new(sink, &policy);
-                let mut options =
-                    kpe::transcripts::Options::default().named(file.display().to_string());
-                if let Some(jobs) = cli.jobs {
-                    options.jobs = jobs as usize;
-                }
-                let result =
-                    kpe::transcripts::check_transcript_file_with(&path, &options, &mut policed);
-                exit(result.map(|_| policed.summary().clone()))
-            })
-        }
-        FileKind::EngineManifest => {
-            let options = match cli.live_options(policy) {
-                Ok(options) => options,
-                Err(e) => return fail(&e),
-            };
-            if cli.list {
-                return list(&file, &options);
-            }
-            with_sinks(&cli.out, |sink| {
-                exit(kpe::live::check_manifest_file(&file, &options, sink))
-            })
-        }
+        FileKind::Transcript => check_transcript(&cli, &file, &path, &policy),
+        FileKind::EngineManifest => check_manifest(&cli, &file, policy),
     }
+}
+
+/// `kpe-check merge REPORT.json...`: the shards' JSON reports combined.
+fn merge(reports: &[PathBuf], out: &OutputArgs) -> ExitCode {
+    let inputs: Vec<&std::path::Path> = reports.iter().map(PathBuf::as_path).collect();
+    if let Err(code) = check_outputs(&inputs, out) {
+        return code;
+    }
+    with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)))
+}
+
+/// FILE `-`: standard input, copied to a temporary file, since a transcript
+/// may need reading more than once (fields in any order, the reading);
+/// any other FILE: `None`, read in place.
+fn copy_stdin(file: &std::path::Path) -> Result<Option<tempfile::NamedTempFile>, ExitCode> {
+    if file.as_os_str() != "-" {
+        return Ok(None);
+    }
+    kpe::transcripts::spool_stdin()
+        .map(Some)
+        .map_err(|e| fail(&format!("-: cannot read standard input: {e}")))
+}
+
+/// The kind of file at `path`, from its `format` field; standard input's
+/// copy is read again from its start and named `-`.
+fn kind_of(
+    path: &std::path::Path,
+    stdin_copy: Option<&tempfile::NamedTempFile>,
+) -> Result<FileKind, kpe::reporter::InputError> {
+    stdin_copy.map_or_else(
+        || kpe::transcripts::file_kind(path),
+        |copy| match copy.reopen() {
+            Ok(f) => kpe::transcripts::file_kind_of_reader("-", f),
+            Err(e) => Err(kpe::reporter::InputError {
+                file: "-".to_owned(),
+                kind: kpe::reporter::InputErrorKind::Read(e),
+            }),
+        },
+    )
+}
+
+/// Transcript mode: FILE (read from `path`, standard input's copy for `-`)
+/// checked game by game, or its games listed with --list. A live-mode flag
+/// is a usage error.
+fn check_transcript(
+    cli: &Cli,
+    file: &std::path::Path,
+    path: &std::path::Path,
+    policy: &Policy,
+) -> ExitCode {
+    let flags = cli.live_flags();
+    if !flags.is_empty() {
+        let verb = if flags.len() == 1 { "applies" } else { "apply" };
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "{} {verb} to engine manifests only, and {} is a transcript",
+                    flags.join(", "),
+                    file.display()
+                ),
+            )
+            .exit();
+    }
+    if cli.list {
+        return list_games(path, file, policy, cli.jobs);
+    }
+    with_sinks(&cli.out, |sink| {
+        let mut policed = PolicySink::new(sink, policy);
+        let mut options = kpe::transcripts::Options::default().named(file.display().to_string());
+        if let Some(jobs) = cli.jobs {
+            options.jobs = jobs as usize;
+        }
+        let result = kpe::transcripts::check_transcript_file_with(path, &options, &mut policed);
+        exit(result.map(|_| policed.summary().clone()))
+    })
+}
+
+/// Live mode: the engine of manifest FILE driven through the suite, or its
+/// units listed with --list.
+fn check_manifest(cli: &Cli, file: &std::path::Path, policy: Policy) -> ExitCode {
+    let options = match cli.live_options(policy) {
+        Ok(options) => options,
+        Err(e) => return fail(&e),
+    };
+    if cli.list {
+        return list(file, &options);
+    }
+    with_sinks(&cli.out, |sink| {
+        exit(kpe::live::check_manifest_file(file, &options, sink))
+    })
 }
 
 /// `kpe-check completions SHELL`: the completion script on standard output

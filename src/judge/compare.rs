@@ -751,19 +751,13 @@ fn played_broken(
     if got.pits.len() != want.pits.len() {
         return vec!["BOARD-1"];
     }
-    let mover = before.to_move();
     let start: Vec<u32> = before.pits().iter().map(|&c| u32::from(c)).collect();
     let skip = skips_origin(profile);
     // 1. Sowing (SOW-2 to SOW-5): the board before captures. The engine's
     // board with its captured pits given back is compared with the
     // reference's sowing.
     let (sown, landing) = sow_board(&start, pit, start[pit.index()], skip);
-    let mut restored = got.pits.clone();
-    for c in got_caps {
-        if restored[c.pit.index()] == 0 {
-            restored[c.pit.index()] = u32::from(c.stones);
-        }
-    }
+    let restored = given_back(&got.pits, got_caps);
     if restored != sown {
         return sowing_broken(&start, pit, &restored, &sown, landing, skip, &report);
     }
@@ -772,17 +766,8 @@ fn played_broken(
     let mut rules = Vec::new();
     if !same_captures(want_caps, got_caps) {
         rules.extend(capture_broken(before, &report, &sown, landing, got_caps));
-    } else {
-        let taken: u32 = got_caps.iter().map(|c| u32::from(c.stones)).sum();
-        let mut credited = [
-            u32::from(before.captured(Player::South)),
-            u32::from(before.captured(Player::North)),
-        ];
-        credited[mover.index()] += taken;
-        let left = got_caps.iter().any(|c| got.pits[c.pit.index()] != 0);
-        if credited != got.captured || left {
-            rules.push("CAP-4");
-        }
+    } else if !captures_kept(before, &got, got_caps) {
+        rules.push("CAP-4");
     }
     // 3. The turn (SOW-1) and the used pits (LOCK-2).
     if want.to_move != got.to_move {
@@ -803,6 +788,33 @@ fn played_broken(
         profile,
     ));
     rules
+}
+
+/// The engine's board `pits` with the pits it says it captured given
+/// back their stones: its board before captures (step 1 of
+/// [`played_broken`]).
+fn given_back(pits: &[u32], captures: &[Capture]) -> Vec<u32> {
+    let mut restored = pits.to_vec();
+    for c in captures {
+        if restored[c.pit.index()] == 0 {
+            restored[c.pit.index()] = u32::from(c.stones);
+        }
+    }
+    restored
+}
+
+/// Whether the engine's position `got` after a move from `before` that
+/// captured `captures` (the right ones) credits their stones to the mover
+/// and leaves the captured pits empty (CAP-4).
+fn captures_kept(before: &Position, got: &Setup, captures: &[Capture]) -> bool {
+    let taken: u32 = captures.iter().map(|c| u32::from(c.stones)).sum();
+    let mut credited = [
+        u32::from(before.captured(Player::South)),
+        u32::from(before.captured(Player::North)),
+    ];
+    credited[before.to_move().index()] += taken;
+    let left = captures.iter().any(|c| got.pits[c.pit.index()] != 0);
+    credited == got.captured && !left
 }
 
 /// Step 1 of [`played_broken`]: the sowing rule (SOW-2 to SOW-5) the

@@ -339,7 +339,7 @@ impl Rules {
     }
 
     /// MOVE-1, MOVE-2: the non-empty pits of the mover's row.
-    fn candidates(&self, p: &Position) -> Vec<Pit> {
+    fn candidates(p: &Position) -> Vec<Pit> {
         p.to_move()
             .pits()
             .into_iter()
@@ -360,7 +360,7 @@ impl Rules {
     }
 
     fn legal(&self, p: &Position) -> Vec<Pit> {
-        let candidates = self.candidates(p);
+        let candidates = Self::candidates(p);
         if candidates.is_empty() || !self.must_feed(p) {
             return candidates;
         }
@@ -426,7 +426,7 @@ impl Rules {
             return Some(Reason::NotOwnPit);
         }
         if self.is(Bug::FeedingBeforeEmpty) && empty && self.must_feed(p) {
-            let feeding_exists = self.candidates(p).iter().any(|&q| self.feeds(p, q));
+            let feeding_exists = Self::candidates(p).iter().any(|&q| self.feeds(p, q));
             if feeding_exists {
                 return Some(Reason::FeedingRequired);
             }

@@ -320,13 +320,7 @@ fn prepare<'a>(
         summary.note(edge_coverage(&plan, index, profile));
     }
     let planned = options.shard.map(|_| plan.selected());
-    let mut run = Run::new(
-        manifest_path.display().to_string(),
-        RunKind::Engine,
-        profiles[0],
-    );
-    run.profiles = profiles.clone();
-    run.certificate = Certificate {
+    let certificate = Certificate {
         suite: Some(SuiteStamp {
             version: crate::scenario::SUITE_VERSION,
             digest: suite.digest(),
@@ -338,6 +332,32 @@ fn prepare<'a>(
         planned,
         ..selection_certificate(options)
     };
+    Ok(Prepared {
+        plan,
+        run: engine_run(manifest_path, &profiles, certificate),
+        roots: roots(starts, &suite),
+        summary,
+        profiles,
+        seed,
+    })
+}
+
+/// The run of the engine of manifest `manifest_path`, on `profiles`
+/// (the first the one it claims), certified by `certificate`.
+fn engine_run(manifest_path: &Path, profiles: &[Profile], certificate: Certificate) -> Run {
+    let mut run = Run::new(
+        manifest_path.display().to_string(),
+        RunKind::Engine,
+        profiles[0],
+    );
+    run.profiles = profiles.to_vec();
+    run.certificate = certificate;
+    run
+}
+
+/// The positions the games start from: the initial one, the `starts`
+/// asked for, and each scenario's start.
+fn roots(starts: Vec<Position>, suite: &Suite) -> Vec<Position> {
     let mut roots = vec![Position::initial()];
     roots.extend(starts);
     roots.extend(
@@ -345,14 +365,7 @@ fn prepare<'a>(
             .scenarios()
             .filter_map(|(_, s)| s.start_text().parse::<Position>().ok()),
     );
-    Ok(Prepared {
-        plan,
-        run,
-        summary,
-        profiles,
-        seed,
-        roots,
-    })
+    roots
 }
 
 /// Every unit of the run, profile by profile: the suite's scenarios, perft,
@@ -497,34 +510,16 @@ pub fn check_engine(
     let launch = manifest.launch(base);
     let timeouts = manifest.timeouts;
     let make = move |profile: Profile| Engine::new(launch.clone(), timeouts, profile);
-    let progress = Progress::new(options.progress, plan.len() as u64);
-    // A signal (src/live/interrupt.rs) stops the run between units.
-    let interrupted = || super::interrupt::interrupted().is_some();
-    let jobs = options
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let spool = super::spool::FactSpool::new();
-    let ran = schedule::run(
-        &plan,
-        &Settings {
-            jobs,
-            retries: options.retries,
-            policy: &options.policy,
-            engine: &make,
-            tick: &|| progress.tick(),
-            interrupted: &interrupted,
-            spool: &spool,
-            cores: &super::pin::Cores::for_workers(),
-        },
-    );
-    progress.finish();
+    let ran = run_plan(&plan, options, &make, &spool);
     let mut finished = ran.finished;
     let mut spares = Spares {
         profiles: &profiles,
         make: &make,
         engines: profiles.iter().map(|_| None).collect(),
     };
-    let shrunk = if interrupted() {
+    // Interrupted by a signal (src/live/interrupt.rs): nothing shrunk.
+    let shrunk = if super::interrupt::interrupted().is_some() {
         Vec::new()
     } else {
         shrink_examples(&finished, &mut spares)
@@ -542,14 +537,7 @@ pub fn check_engine(
     .map_err(LiveError::Output)?;
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
     let info = info.or(ran.info);
-    run.engine = info.as_ref().map(|i| TranscriptEngine {
-        name: i.name.clone(),
-        version: i.version.clone(),
-    });
-    // The version the engine spoke, by whose meaning it was checked.
-    if let Some(i) = &info {
-        run.certificate.protocol = Some(i.protocol);
-    }
+    name_engine(&mut run, info.as_ref());
     sink.begin(&run).map_err(LiveError::Output)?;
     let closing = report_units(
         &mut summary,
@@ -579,6 +567,49 @@ pub fn check_engine(
         held: ran.held,
         notes,
     })
+}
+
+/// The plan run by `options.jobs` workers (as many as the cores by
+/// default), each with its own engine from `make`, ticking the progress
+/// bar; a signal (src/live/interrupt.rs) stops the run between units.
+fn run_plan(
+    plan: &Plan<'_>,
+    options: &LiveOptions,
+    make: &(dyn Fn(Profile) -> Engine + Sync),
+    spool: &super::spool::FactSpool,
+) -> schedule::Ran {
+    let progress = Progress::new(options.progress, plan.len() as u64);
+    let interrupted = || super::interrupt::interrupted().is_some();
+    let jobs = options
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let ran = schedule::run(
+        plan,
+        &Settings {
+            jobs,
+            retries: options.retries,
+            policy: &options.policy,
+            engine: make,
+            tick: &|| progress.tick(),
+            interrupted: &interrupted,
+            spool,
+            cores: &super::pin::Cores::for_workers(),
+        },
+    );
+    progress.finish();
+    ran
+}
+
+/// The engine's name and version in `run`, and the protocol version it
+/// spoke, by whose meaning it was checked (none if it never answered).
+fn name_engine(run: &mut Run, info: Option<&EngineInfo>) {
+    run.engine = info.map(|i| TranscriptEngine {
+        name: i.name.clone(),
+        version: i.version.clone(),
+    });
+    if let Some(i) = info {
+        run.certificate.protocol = Some(i.protocol);
+    }
 }
 
 /// What the summary's last notes need of the units, taken as they are

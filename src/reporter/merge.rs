@@ -480,65 +480,84 @@ fn check_shard(
     }
     let mut counts = Counts::default();
     for (k, unit) in report.units.iter().enumerate() {
-        let at = |field: &str| format!("units[{k}]{field}");
-        if unit.verdict == Verdict::Diverges && unit.divergence.is_none() {
+        check_unit(file, k, unit, run, shard)?;
+        counts.add(unit);
+    }
+    check_explanations(file, report, summary)?;
+    check_counts(file, &counts, summary)
+}
+
+/// Unit `k` of a shard: a diverging unit says how it diverges (with a
+/// scenario that is one, if any), its profile is one of the run's, and its
+/// place in the plan (`seq`) is in this share.
+fn check_unit(
+    file: &str,
+    k: usize,
+    unit: &super::report::UnitResult,
+    run: &Run,
+    shard: super::report::Shard,
+) -> Result<(), CheckError> {
+    let at = |field: &str| format!("units[{k}]{field}");
+    if unit.verdict == Verdict::Diverges && unit.divergence.is_none() {
+        return Err(bad(
+            file,
+            &at(".divergence"),
+            format!(
+                "unit {:?} diverges but says nothing of how: a diverging unit has a divergence",
+                unit.id
+            ),
+        ));
+    }
+    if let Some(scenario) = unit.divergence.as_ref().and_then(|d| d.scenario.as_ref())
+        && let Some(problem) = crate::scenario::scenario_problems(scenario).first()
+    {
+        return Err(bad(
+            file,
+            &at(".divergence.scenario"),
+            format!(
+                "the reproduction scenario {:?} is not one: {problem}",
+                scenario.id
+            ),
+        ));
+    }
+    if let Some(p) = unit.profile
+        && !run.profiles.contains(&p)
+    {
+        return Err(bad(
+            file,
+            &at(".profile"),
+            format!("profile {p} is not one of the run's profiles"),
+        ));
+    }
+    match unit.seq {
+        Some(seq) if shard.count > 1 && !shard.contains(seq) => {
             return Err(bad(
                 file,
-                &at(".divergence"),
+                &at(".seq"),
                 format!(
-                    "unit {:?} diverges but says nothing of how: a diverging unit has a divergence",
+                    "unit {:?} at place {seq} of the plan is not in shard {shard}: \
+                     a foreign unit",
                     unit.id
                 ),
             ));
         }
-        if let Some(scenario) = unit.divergence.as_ref().and_then(|d| d.scenario.as_ref())
-            && let Some(problem) = crate::scenario::scenario_problems(scenario).first()
-        {
+        None if shard.count > 1 && !is_after_the_plan(&unit.kind) => {
             return Err(bad(
                 file,
-                &at(".divergence.scenario"),
+                &at(".seq"),
                 format!(
-                    "the reproduction scenario {:?} is not one: {problem}",
-                    scenario.id
+                    "unit {:?} has no place in the plan (seq): not a unit of a --shard run",
+                    unit.id
                 ),
             ));
         }
-        if let Some(p) = unit.profile
-            && !run.profiles.contains(&p)
-        {
-            return Err(bad(
-                file,
-                &at(".profile"),
-                format!("profile {p} is not one of the run's profiles"),
-            ));
-        }
-        match unit.seq {
-            Some(seq) if shard.count > 1 && !shard.contains(seq) => {
-                return Err(bad(
-                    file,
-                    &at(".seq"),
-                    format!(
-                        "unit {:?} at place {seq} of the plan is not in shard {shard}: \
-                         a foreign unit",
-                        unit.id
-                    ),
-                ));
-            }
-            None if shard.count > 1 && !is_after_the_plan(&unit.kind) => {
-                return Err(bad(
-                    file,
-                    &at(".seq"),
-                    format!(
-                        "unit {:?} has no place in the plan (seq): not a unit of a --shard run",
-                        unit.id
-                    ),
-                ));
-            }
-            _ => {}
-        }
-        counts.add(unit);
+        _ => {}
     }
-    check_explanations(file, report, summary)?;
+    Ok(())
+}
+
+/// A shard's summary counts against `counts`, those of the units it lists.
+fn check_counts(file: &str, counts: &Counts, summary: &Summary) -> Result<(), CheckError> {
     let stated = summary.counts();
     for (field, units, said) in [
         ("units", counts.units, stated.units),
@@ -624,9 +643,36 @@ fn check_plan(
         }
         return Ok(());
     }
-    // Sorted by place: each place once, none skipped. Probes and the
-    // engine's shutdown come after the plan, in no place of it.
+    // Probes and the engine's shutdown come after the plan, in no place
+    // of it.
     let units: Vec<&super::report::UnitResult> = units.iter().filter(|u| u.seq.is_some()).collect();
+    check_places(reports, &units)?;
+    let given = units.len() as u64;
+    let planned = reports
+        .first()
+        .and_then(|(_, r)| r.run.as_ref()?.certificate.planned);
+    if let Some(planned) = planned
+        && given < planned
+    {
+        return Err(bad(
+            MERGE,
+            ".",
+            format!(
+                "the plan holds {planned} units and the shards give {given}: the last {} \
+                 are in no shard (dropped)",
+                planned - given
+            ),
+        ));
+    }
+    check_shares(reports, planned.unwrap_or(given))
+}
+
+/// The units of the plan, sorted by place (`seq`): each place once, none
+/// skipped.
+fn check_places(
+    reports: &[(String, JsonReport)],
+    units: &[&super::report::UnitResult],
+) -> Result<(), CheckError> {
     for (k, &unit) in units.iter().enumerate() {
         let seq = unit.seq.unwrap_or(u64::MAX);
         if seq < k as u64 {
@@ -652,24 +698,12 @@ fn check_plan(
             ));
         }
     }
-    let given = units.len() as u64;
-    let planned = reports
-        .first()
-        .and_then(|(_, r)| r.run.as_ref()?.certificate.planned);
-    if let Some(planned) = planned
-        && given < planned
-    {
-        return Err(bad(
-            MERGE,
-            ".",
-            format!(
-                "the plan holds {planned} units and the shards give {given}: the last {} \
-                 are in no shard (dropped)",
-                planned - given
-            ),
-        ));
-    }
-    let total = planned.unwrap_or(given);
+    Ok(())
+}
+
+/// Each shard's share of a plan of `total` units: as many units as
+/// round-robin dealing gives it.
+fn check_shares(reports: &[(String, JsonReport)], total: u64) -> Result<(), CheckError> {
     for (file, report) in reports {
         let Some(shard) = report.run.as_ref().and_then(|r| r.certificate.shard) else {
             continue;

@@ -9,8 +9,8 @@ use anstyle::{AnsiColor, Style};
 
 use super::input::{InputError, InputErrorKind};
 use super::report::{
-    Collected, Group, GroupRef, Groups, InputErrorReport, JsonReport, REPORT_FORMAT,
-    REPORT_VERSION, Run, RunKind, RunVerdict, Summary, UnitResult, Verdict,
+    Certificate, Collected, Group, GroupRef, Groups, InputErrorReport, JsonReport, ProfileSummary,
+    REPORT_FORMAT, REPORT_VERSION, Run, RunKind, RunVerdict, Summary, UnitResult, Verdict,
 };
 use crate::judge::{Divergence, FieldDiff};
 use crate::judge::{RULE_IDS, rule_title};
@@ -349,44 +349,10 @@ pub(crate) fn summary_text(run: Option<&Run>, summary: &Summary) -> String {
         );
     }
     if summary.profiles.len() > 1 {
-        let _ = writeln!(
-            s,
-            "  {HEAD}profiles{HEAD:#}  {} checked:",
-            summary.profiles.len()
-        );
-        let width = summary
-            .profiles
-            .iter()
-            .map(|p| p.profile.to_string().len())
-            .max()
-            .unwrap_or(7);
-        for row in &summary.profiles {
-            let _ = writeln!(
-                s,
-                "    {:<width$}  {}  {}",
-                row.profile.to_string(),
-                padded_verdict(row.verdict, 25),
-                counts_text(&row.counts)
-            );
-            if let Some(reading) = &row.reading {
-                let _ = writeln!(s, "    {:<width$}  {DIM}{reading}{DIM:#}", "");
-            }
-        }
+        profiles_text(&mut s, &summary.profiles);
     }
     if let Some(run) = run {
-        let c = &run.certificate;
-        if let Some(seed) = c.seed {
-            let _ = writeln!(
-                s,
-                "  {HEAD}seed{HEAD:#}      {seed} (repeat the random games with --seed {seed})"
-            );
-        }
-        if let Some(shard) = c.shard {
-            let _ = writeln!(
-                s,
-                "  {HEAD}shard{HEAD:#}     {shard} of the units (combine shard reports with kpe-check merge)"
-            );
-        }
+        certificate_text(&mut s, &run.certificate);
     }
     for note in &summary.notes {
         // A note of several lines keeps them under its first.
@@ -394,6 +360,46 @@ pub(crate) fn summary_text(run: Option<&Run>, summary: &Summary) -> String {
         let _ = writeln!(s, "  {HEAD}note{HEAD:#}      {note}");
     }
     s
+}
+
+/// The summary's table of the profiles checked, one row each with its
+/// verdict and counts, and the reading that explains it under it.
+fn profiles_text(s: &mut String, profiles: &[ProfileSummary]) {
+    let _ = writeln!(s, "  {HEAD}profiles{HEAD:#}  {} checked:", profiles.len());
+    let width = profiles
+        .iter()
+        .map(|p| p.profile.to_string().len())
+        .max()
+        .unwrap_or(7);
+    for row in profiles {
+        let _ = writeln!(
+            s,
+            "    {:<width$}  {}  {}",
+            row.profile.to_string(),
+            padded_verdict(row.verdict, 25),
+            counts_text(&row.counts)
+        );
+        if let Some(reading) = &row.reading {
+            let _ = writeln!(s, "    {:<width$}  {DIM}{reading}{DIM:#}", "");
+        }
+    }
+}
+
+/// The summary's lines of the certificate a person repeats a run with: the
+/// seed and the shard.
+fn certificate_text(s: &mut String, c: &Certificate) {
+    if let Some(seed) = c.seed {
+        let _ = writeln!(
+            s,
+            "  {HEAD}seed{HEAD:#}      {seed} (repeat the random games with --seed {seed})"
+        );
+    }
+    if let Some(shard) = c.shard {
+        let _ = writeln!(
+            s,
+            "  {HEAD}shard{HEAD:#}     {shard} of the units (combine shard reports with kpe-check merge)"
+        );
+    }
 }
 
 /// The line on the rules the conforming plies exercised.
@@ -448,6 +454,96 @@ fn group_text(number: usize, group: &Group, unit: &str) -> String {
     s
 }
 
+impl<W: Write> HumanSink<W> {
+    /// The groups of failing units, each shown once by its smallest
+    /// example, or a blank line if none failed.
+    fn write_groups(&mut self) -> io::Result<()> {
+        let groups = self.collected.groups.sorted();
+        if !groups.is_empty() {
+            let n = groups.len();
+            writeln!(
+                self.out,
+                "\n{} of failing units, each shown once by its smallest example:\n",
+                if n == 1 {
+                    "1 group".to_owned()
+                } else {
+                    format!("{n} groups")
+                }
+            )?;
+            let unit = match self.run.as_ref().map(|r| r.kind) {
+                Some(RunKind::Engine) => "unit",
+                _ => "game",
+            };
+            for (k, group) in groups.iter().enumerate() {
+                writeln!(self.out, "{}", group_text(k + 1, group, unit))?;
+            }
+        } else {
+            writeln!(self.out)?;
+        }
+        Ok(())
+    }
+
+    /// The lists after the groups: expect-fail entries now fixed, units
+    /// that conformed only when run again, and the skipped units' reasons
+    /// (unless --verbose listed each).
+    fn write_lists(&mut self) -> io::Result<()> {
+        if !self.collected.fixed.is_empty() {
+            writeln!(
+                self.out,
+                "{GOOD}fixed{GOOD:#}: {} listed in the expect-fail file now conform{}; remove their lines: {}",
+                self.collected.fixed.len(),
+                if self.collected.fixed.len() == 1 {
+                    "s"
+                } else {
+                    ""
+                },
+                self.collected.fixed.join(", ")
+            )?;
+        }
+        if !self.flaky.is_empty() {
+            writeln!(
+                self.out,
+                "{WARN}flaky{WARN:#}: {} errored, then conformed when run again (--retries, or a start past its timeout): {}",
+                plural(self.flaky.len() as u64, "unit"),
+                self.flaky.join("; ")
+            )?;
+        }
+        if !self.collected.skips.is_empty() && self.detail != Detail::Verbose {
+            let reasons: Vec<String> = self
+                .collected
+                .skips
+                .iter()
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            writeln!(
+                self.out,
+                "{HEAD}skipped{HEAD:#}: {} (--verbose lists them)",
+                reasons.join("; ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What the run checked and the rules it claims, for the report's first
+/// line: "a transcript by NAME VERSION, claiming the rules profile P".
+fn run_title(run: Option<&Run>) -> String {
+    let what = match run.map(|r| (r.kind, &r.engine)) {
+        Some((RunKind::Transcript, Some(e))) => {
+            format!("a transcript by {} {}", e.name, e.version)
+        }
+        Some((RunKind::Transcript, None)) | None => "a transcript".to_owned(),
+        Some((RunKind::Engine, Some(e))) => format!("the engine {} {}", e.name, e.version),
+        Some((RunKind::Engine, None)) => "an engine".to_owned(),
+    };
+    let claims = match run {
+        Some(r) if r.profiles.len() > 1 => format!("{} rules profiles", r.profiles.len()),
+        Some(r) => format!("the rules profile {HEAD}{}{HEAD:#}", r.profile),
+        None => "no profile".to_owned(),
+    };
+    format!("{what}, claiming {claims}")
+}
+
 impl<W: Write> Sink for HumanSink<W> {
     fn begin(&mut self, run: &Run) -> io::Result<()> {
         self.run = Some(run.clone());
@@ -487,20 +583,7 @@ impl<W: Write> Sink for HumanSink<W> {
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         let run = self.run.as_ref();
-        let what = match run.map(|r| (r.kind, &r.engine)) {
-            Some((RunKind::Transcript, Some(e))) => {
-                format!("a transcript by {} {}", e.name, e.version)
-            }
-            Some((RunKind::Transcript, None)) | None => "a transcript".to_owned(),
-            Some((RunKind::Engine, Some(e))) => format!("the engine {} {}", e.name, e.version),
-            Some((RunKind::Engine, None)) => "an engine".to_owned(),
-        };
         let source = run.map_or("", |r| r.source.as_str());
-        let claims = match run {
-            Some(r) if r.profiles.len() > 1 => format!("{} rules profiles", r.profiles.len()),
-            Some(r) => format!("the rules profile {HEAD}{}{HEAD:#}", r.profile),
-            None => "no profile".to_owned(),
-        };
         if self.detail == Detail::Quiet {
             let verdict = match &summary.interrupted {
                 Some(signal) => format!("{BAD}INTERRUPTED{BAD:#} by {signal}"),
@@ -515,65 +598,12 @@ impl<W: Write> Sink for HumanSink<W> {
         }
         writeln!(
             self.out,
-            "{HEAD}kpe-check{HEAD:#} {source}: {what}, claiming {claims}"
+            "{HEAD}kpe-check{HEAD:#} {source}: {}",
+            run_title(run)
         )?;
         write!(self.out, "{}", summary_text(run, summary))?;
-        let groups = self.collected.groups.sorted();
-        if !groups.is_empty() {
-            let n = groups.len();
-            writeln!(
-                self.out,
-                "\n{} of failing units, each shown once by its smallest example:\n",
-                if n == 1 {
-                    "1 group".to_owned()
-                } else {
-                    format!("{n} groups")
-                }
-            )?;
-            let unit = match run.map(|r| r.kind) {
-                Some(RunKind::Engine) => "unit",
-                _ => "game",
-            };
-            for (k, group) in groups.iter().enumerate() {
-                writeln!(self.out, "{}", group_text(k + 1, group, unit))?;
-            }
-        } else {
-            writeln!(self.out)?;
-        }
-        if !self.collected.fixed.is_empty() {
-            writeln!(
-                self.out,
-                "{GOOD}fixed{GOOD:#}: {} listed in the expect-fail file now conform{}; remove their lines: {}",
-                self.collected.fixed.len(),
-                if self.collected.fixed.len() == 1 {
-                    "s"
-                } else {
-                    ""
-                },
-                self.collected.fixed.join(", ")
-            )?;
-        }
-        if !self.flaky.is_empty() {
-            writeln!(
-                self.out,
-                "{WARN}flaky{WARN:#}: {} errored, then conformed when run again (--retries, or a start past its timeout): {}",
-                plural(self.flaky.len() as u64, "unit"),
-                self.flaky.join("; ")
-            )?;
-        }
-        if !self.collected.skips.is_empty() && self.detail != Detail::Verbose {
-            let reasons: Vec<String> = self
-                .collected
-                .skips
-                .iter()
-                .map(|(reason, n)| format!("{n} {reason}"))
-                .collect();
-            writeln!(
-                self.out,
-                "{HEAD}skipped{HEAD:#}: {} (--verbose lists them)",
-                reasons.join("; ")
-            )?;
-        }
+        self.write_groups()?;
+        self.write_lists()?;
         if let Some(listed) = self.listed.as_mut() {
             listed.copy_to(&mut self.out)?;
         }
@@ -991,12 +1021,14 @@ impl JunitSink {
         super::output::write_atomically_with(&self.path, |out| self.write_to(out, out_text))
     }
 
-    fn write_to(&self, out: &mut dyn Write, out_text: &str) -> io::Result<()> {
-        use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
-        let mut w = quick_xml::Writer::new_with_indent(out, b' ', 2);
-        let io = |e: io::Error| e;
-        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
-            .map_err(io)?;
+    /// The start of `<testsuites>`: the run's name, and the counts and time
+    /// of all suites (the input error, if any, one more test and error).
+    ///
+    /// # Errors
+    ///
+    /// When the spooled cases cannot be read back.
+    fn root_start(&self) -> io::Result<quick_xml::events::BytesStart<'static>> {
+        use quick_xml::events::BytesStart;
         let spool = self.spool.as_ref();
         let count = |f: &dyn Fn(&JunitSuite) -> usize| -> usize { self.suites.iter().map(f).sum() };
         let tests = count(&|s| s.tests) + usize::from(self.error.is_some());
@@ -1020,7 +1052,18 @@ impl JunitSink {
         root.push_attribute(("failures", failures.to_string().as_str()));
         root.push_attribute(("errors", errors.to_string().as_str()));
         root.push_attribute(("time", seconds(total_time).as_str()));
-        w.write_event(Event::Start(root)).map_err(io)?;
+        Ok(root)
+    }
+
+    fn write_to(&self, out: &mut dyn Write, out_text: &str) -> io::Result<()> {
+        use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+        let mut w = quick_xml::Writer::new_with_indent(out, b' ', 2);
+        let io = |e: io::Error| e;
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+            .map_err(io)?;
+        let spool = self.spool.as_ref();
+        w.write_event(Event::Start(self.root_start()?))
+            .map_err(io)?;
         let props = self.properties();
         let input = JunitSuite::new("kpe.input".to_owned());
         let mut suites: Vec<&JunitSuite> = self.suites.iter().collect();
@@ -1030,24 +1073,8 @@ impl JunitSink {
         let last = suites.len() - 1;
         for (k, s) in suites.iter().enumerate() {
             let input_error = if k == last { self.error.as_ref() } else { None };
-            let mut suite = BytesStart::new("testsuite");
-            suite.push_attribute(("name", s.name.as_str()));
-            suite.push_attribute((
-                "tests",
-                (s.tests + usize::from(input_error.is_some()))
-                    .to_string()
-                    .as_str(),
-            ));
-            suite.push_attribute(("failures", s.failures.to_string().as_str()));
-            suite.push_attribute((
-                "errors",
-                (s.errors + usize::from(input_error.is_some()))
-                    .to_string()
-                    .as_str(),
-            ));
-            suite.push_attribute(("skipped", s.skipped.to_string().as_str()));
-            suite.push_attribute(("time", seconds(s.time).as_str()));
-            w.write_event(Event::Start(suite)).map_err(io)?;
+            w.write_event(Event::Start(suite_start(s, input_error.is_some())))
+                .map_err(io)?;
             if k == 0 && !props.is_empty() {
                 write_properties(&mut w, &props)?;
             }
@@ -1113,6 +1140,25 @@ impl JunitSink {
         }
         Ok(())
     }
+}
+
+/// The start of one `<testsuite>`: its name, counts and time; the input
+/// error, if `input_error`, one more test and error.
+fn suite_start(s: &JunitSuite, input_error: bool) -> quick_xml::events::BytesStart<'static> {
+    let mut suite = quick_xml::events::BytesStart::new("testsuite");
+    suite.push_attribute(("name", s.name.as_str()));
+    suite.push_attribute((
+        "tests",
+        (s.tests + usize::from(input_error)).to_string().as_str(),
+    ));
+    suite.push_attribute(("failures", s.failures.to_string().as_str()));
+    suite.push_attribute((
+        "errors",
+        (s.errors + usize::from(input_error)).to_string().as_str(),
+    ));
+    suite.push_attribute(("skipped", s.skipped.to_string().as_str()));
+    suite.push_attribute(("time", seconds(s.time).as_str()));
+    suite
 }
 
 /// The JUnit writer.

@@ -153,19 +153,32 @@ fn verdict_block(
     error: Option<&InputError>,
 ) -> Markup {
     let mut t = Markup::new();
-    let row = |t: &mut Markup, key: &str, value: Markup| {
-        t.push(element(
-            "dt",
-            None,
-            element("strong", None, Markup::text(key)),
-        ));
-        t.push(element("dd", None, value));
-    };
-    let tone;
+    let tone = verdict_row(&mut t, summary, error);
+    if let Some(summary) = summary {
+        summary_rows(&mut t, summary);
+    }
+    if let Some(run) = run {
+        row(&mut t, "certificate", certificate(run));
+    }
+    html::note(tone, element("dl", Some("verdict-block"), t))
+}
+
+/// One row of the verdict block: `key` in bold, then `value`.
+fn row(t: &mut Markup, key: &str, value: Markup) {
+    t.push(element(
+        "dt",
+        None,
+        element("strong", None, Markup::text(key)),
+    ));
+    t.push(element("dd", None, value));
+}
+
+/// The verdict block's first rows: the verdict and its exit code (and the
+/// error, for bad input), if there is one; and the block's tone.
+fn verdict_row(t: &mut Markup, summary: Option<&Summary>, error: Option<&InputError>) -> Tone {
     if let Some(error) = error {
-        tone = Tone::Bad;
         row(
-            &mut t,
+            t,
             "verdict",
             element(
                 "strong",
@@ -173,14 +186,10 @@ fn verdict_block(
                 Markup::text("BAD-INPUT (exit 2)"),
             ),
         );
-        row(&mut t, "error", Markup::text(&error.to_string()));
+        row(t, "error", Markup::text(&error.to_string()));
+        Tone::Bad
     } else if let Some(summary) = summary {
         let verdict = summary.verdict();
-        tone = if summary.interrupted.is_none() && verdict == super::report::RunVerdict::Conforms {
-            Tone::Good
-        } else {
-            Tone::Bad
-        };
         let word = match &summary.interrupted {
             Some(signal) => format!("INTERRUPTED by {signal}"),
             None => format!(
@@ -190,54 +199,58 @@ fn verdict_block(
             ),
         };
         row(
-            &mut t,
+            t,
             "verdict",
             element("strong", Some("verdict"), Markup::text(&word)),
         );
+        if summary.interrupted.is_none() && verdict == super::report::RunVerdict::Conforms {
+            Tone::Good
+        } else {
+            Tone::Bad
+        }
     } else {
-        tone = Tone::Info;
+        Tone::Info
     }
-    if let Some(summary) = summary {
-        row(&mut t, "counts", counts_cell(summary));
-        if !summary.broken.is_empty() {
-            let items = summary.broken.iter().map(|c| {
-                let mut m = Markup::code(&c.rule);
-                m.push(Markup::text(&format!(
-                    " {} — {} unit{}",
-                    rule_title(&c.rule).unwrap_or_default(),
-                    c.units,
-                    if c.units == 1 { "" } else { "s" }
-                )));
-                m
-            });
-            row(&mut t, "broken", html::list(items));
-        }
-        if let Some(reading) = &summary.reading {
-            row(
-                &mut t,
-                "reading",
-                Markup::text(&format!("claimed {}, but {reading}", reading.claimed)),
-            );
-        }
-        if summary.profiles.len() > 1 {
-            row(&mut t, "profiles", profile_matrix(summary));
-        }
-        for note in &summary.notes {
-            // A note of several lines keeps its lines.
-            let mut m = Markup::new();
-            for (k, line) in note.lines().enumerate() {
-                if k > 0 {
-                    m.push(html::line_break());
-                }
-                m.push(Markup::text(line.trim_start()));
+}
+
+/// The verdict block's rows from the summary: counts, broken rules, the
+/// reading, the profile matrix, the notes.
+fn summary_rows(t: &mut Markup, summary: &Summary) {
+    row(t, "counts", counts_cell(summary));
+    if !summary.broken.is_empty() {
+        let items = summary.broken.iter().map(|c| {
+            let mut m = Markup::code(&c.rule);
+            m.push(Markup::text(&format!(
+                " {} — {} unit{}",
+                rule_title(&c.rule).unwrap_or_default(),
+                c.units,
+                if c.units == 1 { "" } else { "s" }
+            )));
+            m
+        });
+        row(t, "broken", html::list(items));
+    }
+    if let Some(reading) = &summary.reading {
+        row(
+            t,
+            "reading",
+            Markup::text(&format!("claimed {}, but {reading}", reading.claimed)),
+        );
+    }
+    if summary.profiles.len() > 1 {
+        row(t, "profiles", profile_matrix(summary));
+    }
+    for note in &summary.notes {
+        // A note of several lines keeps its lines.
+        let mut m = Markup::new();
+        for (k, line) in note.lines().enumerate() {
+            if k > 0 {
+                m.push(html::line_break());
             }
-            row(&mut t, "note", m);
+            m.push(Markup::text(line.trim_start()));
         }
+        row(t, "note", m);
     }
-    if let Some(run) = run {
-        row(&mut t, "certificate", certificate(run));
-    }
-    html::note(tone, element("dl", Some("verdict-block"), t))
 }
 
 /// The counts of the verdict block: in words, then as a table.
@@ -386,38 +399,7 @@ fn divergence_block(d: &Divergence) -> Markup {
         out.push(html::paragraph(&at));
     }
     if let Some(before) = &d.before {
-        let moved: Vec<Pit> = d.mv.into_iter().collect();
-        let after = d.fields.iter().find(|f| f.field == "after").and_then(|f| {
-            let expected: Position = f.expected.parse().ok()?;
-            let claimed: Position = f.claimed.parse().ok()?;
-            Some((expected, claimed))
-        });
-        let caption_before = match d.mv {
-            Some(mv) => format!("before {mv}"),
-            None => "before".to_owned(),
-        };
-        let figure = match &after {
-            Some((expected, claimed)) => {
-                let marks = differing_pits(expected, claimed);
-                let boards = [
-                    Board::new(before, &moved, &caption_before),
-                    Board::new(expected, &marks, "expected after"),
-                    Board::new(claimed, &marks, "claimed after"),
-                ];
-                html::boards_svg(&boards)
-            }
-            None => html::boards_svg(&[Board::new(before, &moved, &caption_before)]),
-        };
-        let mut fig = figure;
-        fig.push(element(
-            "figcaption",
-            None,
-            Markup::text(
-                "The move's pit is outlined in orange before it; after it, the pits whose counts \
-                 differ between the rules' answer and the engine's.",
-            ),
-        ));
-        out.push(element("figure", Some("example"), fig));
+        out.push(example_figure(d, before));
     }
     let mut t = Table::new(&[
         "field",
@@ -458,6 +440,44 @@ fn divergence_block(d: &Divergence) -> Markup {
         out.push(html::pre(&yaml));
     }
     out
+}
+
+/// The divergence's example as boards: the position `before` the move,
+/// and, when the `after` field differs, the rules' and the engine's
+/// positions after it with the differing pits marked.
+fn example_figure(d: &Divergence, before: &Position) -> Markup {
+    let moved: Vec<Pit> = d.mv.into_iter().collect();
+    let after = d.fields.iter().find(|f| f.field == "after").and_then(|f| {
+        let expected: Position = f.expected.parse().ok()?;
+        let claimed: Position = f.claimed.parse().ok()?;
+        Some((expected, claimed))
+    });
+    let caption_before = match d.mv {
+        Some(mv) => format!("before {mv}"),
+        None => "before".to_owned(),
+    };
+    let figure = match &after {
+        Some((expected, claimed)) => {
+            let marks = differing_pits(expected, claimed);
+            let boards = [
+                Board::new(before, &moved, &caption_before),
+                Board::new(expected, &marks, "expected after"),
+                Board::new(claimed, &marks, "claimed after"),
+            ];
+            html::boards_svg(&boards)
+        }
+        None => html::boards_svg(&[Board::new(before, &moved, &caption_before)]),
+    };
+    let mut fig = figure;
+    fig.push(element(
+        "figcaption",
+        None,
+        Markup::text(
+            "The move's pit is outlined in orange before it; after it, the pits whose counts \
+             differ between the rules' answer and the engine's.",
+        ),
+    ));
+    element("figure", Some("example"), fig)
 }
 
 fn field_rows(t: &mut Table, field: &FieldDiff, depth: usize) {

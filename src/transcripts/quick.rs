@@ -63,10 +63,7 @@ pub(crate) fn leading<H: GameHandler>(
     let mut ply = blank_ply();
     c.ws();
     c.byte(b'{')?;
-    let mut id: Option<String> = None;
-    let mut start: Option<Position> = None;
-    let mut plies_seen = false;
-    let mut again = false;
+    let mut fields = GameFields::default();
     let mut first = true;
     loop {
         c.ws();
@@ -79,43 +76,7 @@ pub(crate) fn leading<H: GameHandler>(
         c.ws();
         c.byte(b':')?;
         c.ws();
-        match key {
-            b"id" => {
-                let text = std::str::from_utf8(c.string()?).map_err(|_| Unsure)?;
-                if id.replace(text.to_owned()).is_some() {
-                    return Err(Unsure);
-                }
-                again |= plies_seen;
-            }
-            b"start" => {
-                let text = std::str::from_utf8(c.string()?).map_err(|_| Unsure)?;
-                let position: Position = text.parse().map_err(|_| Unsure)?;
-                if start.replace(position).is_some() {
-                    return Err(Unsure);
-                }
-                again |= plies_seen;
-            }
-            b"plies" => {
-                if std::mem::replace(&mut plies_seen, true) {
-                    return Err(Unsure);
-                }
-                match (pass, &id) {
-                    (Pass::Second { id, start }, _) => {
-                        handler.begin(id, *start);
-                        plies(&mut c, &mut ply, handler)?;
-                    }
-                    (Pass::First, Some(id)) => {
-                        handler.begin(id, start.unwrap_or_else(Position::initial));
-                        plies(&mut c, &mut ply, handler)?;
-                    }
-                    (Pass::First, None) => {
-                        plies(&mut c, &mut ply, &mut NoGame)?;
-                        again = true;
-                    }
-                }
-            }
-            _ => return Err(Unsure),
-        }
+        fields.member(key, &mut c, &mut ply, pass, handler)?;
         c.ws();
         match c.next()? {
             b',' => {}
@@ -126,8 +87,13 @@ pub(crate) fn leading<H: GameHandler>(
     if let Pass::Second { .. } = pass {
         return Ok((None, c.at));
     }
-    match (id, plies_seen) {
-        (Some(id), true) => Ok((
+    match fields {
+        GameFields {
+            id: Some(id),
+            start,
+            plies_seen: true,
+            again,
+        } => Ok((
             Some(GameRead {
                 id,
                 start: start.unwrap_or_else(Position::initial),
@@ -136,6 +102,69 @@ pub(crate) fn leading<H: GameHandler>(
             c.at,
         )),
         _ => Err(Unsure),
+    }
+}
+
+/// The members of a game read so far by [`leading`].
+#[derive(Default)]
+struct GameFields {
+    id: Option<String>,
+    start: Option<Position>,
+    plies_seen: bool,
+    /// Whether the game is to be read again: its plies came before its
+    /// `id` or `start`, or (first pass) before any `id`.
+    again: bool,
+}
+
+impl GameFields {
+    /// Reads the value of member `key` at `c`; the plies go to `handler`
+    /// (on the first pass, only once the game's `id` is known).
+    fn member<H: GameHandler>(
+        &mut self,
+        key: &[u8],
+        c: &mut Cursor<'_>,
+        ply: &mut Ply,
+        pass: &Pass,
+        handler: &mut H,
+    ) -> Quick<()> {
+        match key {
+            b"id" => {
+                let text = std::str::from_utf8(c.string()?).map_err(|_| Unsure)?;
+                if self.id.replace(text.to_owned()).is_some() {
+                    return Err(Unsure);
+                }
+                self.again |= self.plies_seen;
+            }
+            b"start" => {
+                let text = std::str::from_utf8(c.string()?).map_err(|_| Unsure)?;
+                let position: Position = text.parse().map_err(|_| Unsure)?;
+                if self.start.replace(position).is_some() {
+                    return Err(Unsure);
+                }
+                self.again |= self.plies_seen;
+            }
+            b"plies" => {
+                if std::mem::replace(&mut self.plies_seen, true) {
+                    return Err(Unsure);
+                }
+                match (pass, &self.id) {
+                    (Pass::Second { id, start }, _) => {
+                        handler.begin(id, *start);
+                        plies(c, ply, handler)?;
+                    }
+                    (Pass::First, Some(id)) => {
+                        handler.begin(id, self.start.unwrap_or_else(Position::initial));
+                        plies(c, ply, handler)?;
+                    }
+                    (Pass::First, None) => {
+                        plies(c, ply, &mut NoGame)?;
+                        self.again = true;
+                    }
+                }
+            }
+            _ => return Err(Unsure),
+        }
+        Ok(())
     }
 }
 
