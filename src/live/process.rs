@@ -202,33 +202,7 @@ impl EngineProcess {
     ///
     /// [`ProcessError::Spawn`] when the program cannot be started.
     pub fn spawn(launch: &Launch) -> Result<EngineProcess, ProcessError> {
-        // Through the guard, when kpe-check set one up (it makes the
-        // engine die with the checker); a program that is not there is
-        // started directly, so that its error is the operating system's.
-        let guarded = interrupt::guard().filter(|_| launch.program.is_file());
-        let mut command = match &guarded {
-            Some((exe, first)) => {
-                let mut c = Command::new(exe);
-                c.args(first).arg(&launch.program);
-                c
-            }
-            None => Command::new(&launch.program),
-        };
-        command
-            .args(&launch.args)
-            .current_dir(&launch.cwd)
-            .envs(&launch.env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        #[cfg(unix)]
-        {
-            // Its own process group, so that killing it also kills whatever
-            // it started (a shell wrapper's child, for instance).
-            use std::os::unix::process::CommandExt;
-            command.process_group(0);
-        }
-        let mut child = interrupt::spawn_registered(&mut command).map_err(|e| {
+        let mut child = interrupt::spawn_registered(&mut command(launch)).map_err(|e| {
             let error = if launch.cwd.is_dir() {
                 e.to_string()
             } else {
@@ -536,6 +510,38 @@ impl Drop for EngineProcess {
             interrupt::sweep_orphans();
         }
     }
+}
+
+/// The command that starts `launch`: through the guard, when kpe-check
+/// set one up (it makes the engine die with the checker; a program that is
+/// not there is started directly, so that its error is the operating
+/// system's), with piped streams and, on Unix, in a process group of its
+/// own.
+fn command(launch: &Launch) -> Command {
+    let guarded = interrupt::guard().filter(|_| launch.program.is_file());
+    let mut command = match &guarded {
+        Some((exe, first)) => {
+            let mut c = Command::new(exe);
+            c.args(first).arg(&launch.program);
+            c
+        }
+        None => Command::new(&launch.program),
+    };
+    command
+        .args(&launch.args)
+        .current_dir(&launch.cwd)
+        .envs(&launch.env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        // Its own process group, so that killing it also kills whatever
+        // it started (a shell wrapper's child, for instance).
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    command
 }
 
 /// Kills the child and everything in its process group, reaps it, and

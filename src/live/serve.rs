@@ -4,6 +4,7 @@
 use std::io::{self, BufRead, Write};
 use std::str::FromStr;
 
+use crate::Pit;
 use crate::board::Player;
 use crate::perft::perft;
 use crate::position::Position;
@@ -317,59 +318,15 @@ fn answer(
     options: ServeOptions,
     perfect: Option<&crate::solve::Perfect>,
 ) -> Option<Reply> {
-    let profile = &mut agreed.profile;
     let reply = match request {
         Request::Hello {
             profile: asked,
             protocol: newest,
-        } => {
-            *profile = options.rules.unwrap_or(asked);
-            agreed.protocol = options.protocol.unwrap_or(
-                if (OLDEST_PROTOCOL..=PROTOCOL_VERSION).contains(&newest) {
-                    newest
-                } else {
-                    PROTOCOL_VERSION
-                },
-            );
-            let protocol = if options.fault == Some(Fault::WrongProtocol) {
-                PROTOCOL_VERSION + 1
-            } else {
-                agreed.protocol
-            };
-            Reply::Hello {
-                protocol,
-                name: "kpe".to_owned(),
-                version: env!("CARGO_PKG_VERSION").to_owned(),
-                perft: true,
-                // Every profile, unless `--rules` pins one: then it plays
-                // that one whatever it is asked, as an engine that follows
-                // one reading, and says nothing.
-                profiles: match options.rules {
-                    None => Some(Profile::all().collect()),
-                    Some(p) if options.announce => Some(vec![p]),
-                    Some(_) => None,
-                },
-            }
-        }
+        } => hello(asked, newest, agreed, options),
         Request::Legal { position } => Reply::Legal {
-            moves: legal_moves(&position, *profile).to_vec(),
+            moves: legal_moves(&position, agreed.profile).to_vec(),
         },
-        Request::Play { position, pit } => match rules::play(&position, pit, *profile) {
-            Ok((after, report)) => {
-                let mut reply = Reply::Played {
-                    position: after.to_string(),
-                    captures: report.captures.to_vec(),
-                    end: report.end.map(|end| EndClaim { totals: end.totals }),
-                };
-                if options.fault == Some(Fault::CaptureOwnRow) {
-                    reply = capture_own_row(&after, report.landing, reply);
-                }
-                reply
-            }
-            Err(illegal) => Reply::Illegal {
-                reason: illegal.reason.code().to_owned(),
-            },
-        },
+        Request::Play { position, pit } => played(&position, pit, agreed.profile, options),
         Request::Perft { depth, .. } if depth > MAX_PERFT_DEPTH => Reply::Error {
             message: format!(
                 "perft depth {depth} is deeper than this engine counts (at most {MAX_PERFT_DEPTH})"
@@ -382,23 +339,81 @@ fn answer(
                 } else {
                     agreed.protocol
                 };
-                perft(&position, depth, perft_profile(version, *profile))
+                perft(&position, depth, perft_profile(version, agreed.profile))
             },
         },
-        Request::Best { position } => match perfect {
-            Some(perfect) => match perfect.best(&position, *profile) {
-                Ok((pit, margin)) => Reply::Best { pit, margin },
-                Err(message) => Reply::Error { message },
-            },
-            None => Reply::Error {
-                message:
-                    "this engine plays no moves of its own: start it with `kpe engine --perfect`"
-                        .to_owned(),
-            },
-        },
+        Request::Best { position } => best(&position, agreed.profile, perfect),
         Request::Quit {} => return None,
     };
     Some(reply)
+}
+
+/// The hello: agrees on the profile and the protocol version, and says
+/// which profiles this engine plays.
+fn hello(asked: Profile, newest: u32, agreed: &mut Agreed, options: ServeOptions) -> Reply {
+    agreed.profile = options.rules.unwrap_or(asked);
+    agreed.protocol =
+        options
+            .protocol
+            .unwrap_or(if (OLDEST_PROTOCOL..=PROTOCOL_VERSION).contains(&newest) {
+                newest
+            } else {
+                PROTOCOL_VERSION
+            });
+    let protocol = if options.fault == Some(Fault::WrongProtocol) {
+        PROTOCOL_VERSION + 1
+    } else {
+        agreed.protocol
+    };
+    Reply::Hello {
+        protocol,
+        name: "kpe".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        perft: true,
+        // Every profile, unless `--rules` pins one: then it plays
+        // that one whatever it is asked, as an engine that follows
+        // one reading, and says nothing.
+        profiles: match options.rules {
+            None => Some(Profile::all().collect()),
+            Some(p) if options.announce => Some(vec![p]),
+            Some(_) => None,
+        },
+    }
+}
+
+/// The answer to `play`: the position after, or why the move is illegal.
+fn played(position: &Position, pit: Pit, profile: Profile, options: ServeOptions) -> Reply {
+    match rules::play(position, pit, profile) {
+        Ok((after, report)) => {
+            let reply = Reply::Played {
+                position: after.to_string(),
+                captures: report.captures.to_vec(),
+                end: report.end.map(|end| EndClaim { totals: end.totals }),
+            };
+            if options.fault == Some(Fault::CaptureOwnRow) {
+                capture_own_row(&after, report.landing, reply)
+            } else {
+                reply
+            }
+        }
+        Err(illegal) => Reply::Illegal {
+            reason: illegal.reason.code().to_owned(),
+        },
+    }
+}
+
+/// The answer to `best`, from the solved tables if the engine has them.
+fn best(position: &Position, profile: Profile, perfect: Option<&crate::solve::Perfect>) -> Reply {
+    match perfect {
+        Some(perfect) => match perfect.best(position, profile) {
+            Ok((pit, margin)) => Reply::Best { pit, margin },
+            Err(message) => Reply::Error { message },
+        },
+        None => Reply::Error {
+            message: "this engine plays no moves of its own: start it with `kpe engine --perfect`"
+                .to_owned(),
+        },
+    }
 }
 
 /// The `no-read` fault: answers `first`, then every later request, by
