@@ -5,6 +5,9 @@
 //! the source, engine name and version, shard, unit ids, locations,
 //! reasons, error codes, messages, requests and stderr.
 
+#[path = "common/page.rs"]
+mod page;
+
 use kpe::reporter::{
     EngineError, HtmlSink, JunitSink, Run, RunKind, Shard, Sink, Summary, UnitResult,
 };
@@ -133,6 +136,16 @@ fn html_is_clean_whatever_the_fields_hold() {
         page.contains("name\\u{0}\\u{1}"),
         "a control character is shown"
     );
-    let parsed = scraper::Html::parse_document(&page);
+    let parsed = page::Page::parse(&page);
     assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    // The markup characters and the replaced invalid UTF-8 come back as
+    // text, in the engine's name, and make no element.
+    let body: String = parsed
+        .select(&page::sel("body"))
+        .next()
+        .expect("a body")
+        .text()
+        .collect();
+    assert!(body.contains("<&\"'>\u{fffd}\u{fffd}(]]>-->"), "{body}");
+    assert_eq!(parsed.select(&page::sel("script, iframe")).count(), 0);
 }

@@ -5,7 +5,11 @@
 
 use std::path::Path;
 
+#[path = "common/schema.rs"]
+mod schema;
+
 use kpe::live::Manifest;
+use schema::Schema;
 use serde_json::{Value, json};
 
 fn parse(text: &str) -> Result<Manifest, String> {
@@ -143,10 +147,8 @@ fn a_manifest_that_is_not_a_regular_file_is_refused_at_once() {
 // The schema and the reader agree
 // ---------------------------------------------------------------------------
 
-fn schema() -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/manifest.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
+fn schema() -> Schema {
+    Schema::spec("manifest.schema.json")
 }
 
 /// Values to put in place of a field.

@@ -715,9 +715,7 @@ fn junit_has_times_properties_classnames_skips_and_failures_by_rule() {
 
 #[test]
 fn every_line_of_the_protocol_example_session_validates_against_the_schema() {
-    let text = std::fs::read_to_string(root().join("spec/protocol.schema.json")).unwrap();
-    let schema: Value = serde_json::from_str(&text).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let validator = schema::Schema::spec("protocol.schema.json");
     let spec = std::fs::read_to_string(root().join("spec/PROTOCOL.md")).unwrap();
     let lines: Vec<&str> = spec
         .lines()
