@@ -478,7 +478,7 @@ fn live_rules(bug: Bug, position: Position, pit: kpe::Pit, legal: bool) -> Optio
 /// so that a transcript can record it).
 fn find_showing(bug: Bug, legal: bool) -> (Position, kpe::Pit) {
     use rand::{RngExt, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let mut rng = chacha20::ChaCha8Rng::seed_from_u64(9);
     for _ in 0..2000 {
         let mut game = Game::new(Position::initial(), Profile::DEFAULT);
         for _ in 0..200 {

@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 
+use chacha20::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::options::Options;

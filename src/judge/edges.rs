@@ -6,8 +6,8 @@
 //! about rather than left to the luck of random games.
 
 use arrayvec::ArrayVec;
+use chacha20::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use crate::board::{Pit, Player, TOTAL_STONES};
 use crate::position::{Position, Setup};

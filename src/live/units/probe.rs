@@ -3,8 +3,8 @@
 //! reading down without luck (issue: an engine following two alternative
 //! readings at once is named with exactly those two).
 
+use chacha20::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use super::{Ctx, Outcome, Unit, agrees};
 use crate::board::Pit;

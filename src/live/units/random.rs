@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
+use chacha20::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use super::{Ctx, Outcome, Unit};
 use crate::board::Pit;
