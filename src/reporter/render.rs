@@ -528,6 +528,17 @@ impl<W: Write> HumanSink<W> {
 /// What the run checked and the rules it claims, for the report's first
 /// line: "a transcript by NAME VERSION, claiming the rules profile P".
 fn run_title(run: Option<&Run>) -> String {
+    let (what, claims) = run_described(run, |p| format!("{HEAD}{p}{HEAD:#}"));
+    format!("{what}, claiming {claims}")
+}
+
+/// What a run checked ("a transcript by X 1.0", "the engine X 1.0") and
+/// what it claims ("the rules profile P", with P as `profile` writes it),
+/// for the report's first line and the HTML page's introduction.
+pub(super) fn run_described(
+    run: Option<&Run>,
+    profile: impl FnOnce(&crate::profile::Profile) -> String,
+) -> (String, String) {
     let what = match run.map(|r| (r.kind, &r.engine)) {
         Some((RunKind::Transcript, Some(e))) => {
             format!("a transcript by {} {}", e.name, e.version)
@@ -538,10 +549,10 @@ fn run_title(run: Option<&Run>) -> String {
     };
     let claims = match run {
         Some(r) if r.profiles.len() > 1 => format!("{} rules profiles", r.profiles.len()),
-        Some(r) => format!("the rules profile {HEAD}{}{HEAD:#}", r.profile),
+        Some(r) => format!("the rules profile {}", profile(&r.profile)),
         None => "no profile".to_owned(),
     };
-    format!("{what}, claiming {claims}")
+    (what, claims)
 }
 
 impl<W: Write> Sink for HumanSink<W> {

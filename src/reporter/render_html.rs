@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use super::input::InputError;
-use super::render::{Sink, counts_text};
+use super::render::{Sink, counts_text, run_described};
 use super::report::{Collected, Group, Run, RunKind, Summary, UnitResult, Verdict};
 use crate::board::{Pit, Player};
 use crate::html::{self, Board, Markup, Page, Table, Tone, element};
@@ -128,17 +128,7 @@ fn groups_title(what: &str, n: usize) -> String {
 }
 
 fn intro(run: Option<&Run>) -> String {
-    let what = match run.map(|r| (r.kind, &r.engine)) {
-        Some((RunKind::Transcript, Some(e))) => format!("a transcript by {} {}", e.name, e.version),
-        Some((RunKind::Transcript, None)) | None => "a transcript".to_owned(),
-        Some((RunKind::Engine, Some(e))) => format!("the engine {} {}", e.name, e.version),
-        Some((RunKind::Engine, None)) => "an engine".to_owned(),
-    };
-    let claims = match run {
-        Some(r) if r.profiles.len() > 1 => format!("{} rules profiles", r.profiles.len()),
-        Some(r) => format!("the rules profile {}", r.profile),
-        None => "no profile".to_owned(),
-    };
+    let (what, claims) = run_described(run, ToString::to_string);
     format!(
         "kpe-check compared {what}, claiming {claims}, with kpe's reference rules of Kpé. \
          Expected values are the rules' answers; claimed values are the engine's."
