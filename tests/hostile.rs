@@ -584,3 +584,51 @@ fn an_engine_dies_with_a_killed_checker() {
     child.wait().unwrap();
     assert_none_left(&mark);
 }
+
+/// Regression (CI, this issue's fix): an engine that answers each request
+/// once, wrongly, with the line it gave the request before (here, the same
+/// moves to every `legal`) was judged out of turn, an engine failure,
+/// instead of diverging: the rules bug of a sample engine (`no-feeding`)
+/// became exit 3. A repeat is a copy only when another line follows it
+/// without a new request ([`kpe::live::DOUBLED_WAIT`]).
+#[cfg(unix)]
+#[test]
+fn a_wrong_answer_that_repeats_the_last_one_is_an_answer_when_nothing_follows() {
+    use kpe::judge::{Answer, Question};
+    use kpe::live::Engine;
+    use kpe::{Position, Profile, legal_moves};
+
+    let script = r#"while read -r line; do
+        case "$line" in
+            *'"hello"'*) echo '{"type":"hello","protocol":2,"name":"fixed","version":"1"}' ;;
+            *'"quit"'*) exit 0 ;;
+            *) echo '{"type":"legal","moves":["S1","S2","S3","S4"]}' ;;
+        esac
+    done"#;
+    let dir = tempfile::tempdir().unwrap();
+    let value = serde_json::json!({
+        "format": "kpe-engine", "version": 1,
+        "command": ["sh", "-c", script],
+        "timeouts": {"start_ms": 10000, "request_ms": 5000},
+    });
+    let path = write_manifest(dir.path(), &value);
+    let manifest = Manifest::load(&path).unwrap();
+    let profile = Profile::DEFAULT;
+    let mut engine = Engine::new(manifest.launch(dir.path()), manifest.timeouts, profile);
+    let initial = Position::initial();
+    let other: Position = "4,6,5,0/4,6,0,9 N 10/4 1234/1234".parse().unwrap();
+    assert_ne!(legal_moves(&other, profile), legal_moves(&initial, profile));
+    let first = engine.ask(&Question::Legal(initial)).unwrap().clone();
+    assert_eq!(
+        first,
+        Answer::Legal(legal_moves(&initial, profile).to_vec())
+    );
+    // The same line again, wrong for this position: the engine's answer,
+    // for the caller to judge a divergence, not a line out of turn.
+    let second = engine
+        .ask(&Question::Legal(other))
+        .map(Clone::clone)
+        .map_err(|f| f.code);
+    assert_eq!(second, Ok(first));
+    engine.quit().unwrap();
+}

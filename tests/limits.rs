@@ -28,6 +28,7 @@ fn constants() -> BTreeMap<&'static str, u128> {
             u128::from(Timeouts::default().request_ms),
         ),
         ("kpe::live::EXIT_GRACE", ms(kpe::live::EXIT_GRACE)),
+        ("kpe::live::DOUBLED_WAIT", ms(kpe::live::DOUBLED_WAIT)),
         (
             "kpe::live::MAX_MANIFEST",
             u128::from(kpe::live::MAX_MANIFEST),

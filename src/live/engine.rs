@@ -17,6 +17,13 @@ use crate::protocol::{OLDEST_PROTOCOL, PROTOCOL_VERSION, Reply, Request};
 /// Characters of an offending line quoted in a report.
 const QUOTE: usize = 200;
 
+/// How long kpe-check waits for a line after a reply that repeats the
+/// engine's previous line and is not the current request's answer: a copy
+/// is followed by the answer to the request already sent; a wrong answer
+/// that happens to repeat the previous one is followed by nothing
+/// (spec/PROTOCOL.md, "A doubled answer").
+pub const DOUBLED_WAIT: Duration = Duration::from_millis(250);
+
 /// Who the engine said it is in its hello.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct EngineInfo {
@@ -346,7 +353,7 @@ impl Engine {
                 Ok(answer) => answer,
                 Err(other) => return Err(self.wrong_reply(&request, &other)),
             };
-            if repeated && agreement(question, &answer, self.profile).is_err() {
+            if repeated && agreement(question, &answer, self.profile).is_err() && self.followed() {
                 return Err(self.repeated(&request));
             }
             return match self.facts.keep(*question, answer) {
@@ -394,7 +401,9 @@ impl Engine {
             return Err(self.fail(FailureKind::NoPerft, Some(&request)));
         }
         match self.exchange(&request, self.timeouts.request())? {
-            (Reply::Perft { nodes }, true) if nodes != want => Err(self.repeated(&request)),
+            (Reply::Perft { nodes }, true) if nodes != want && self.followed() => {
+                Err(self.repeated(&request))
+            }
             (Reply::Perft { nodes }, _) => Ok(nodes),
             (other, _) => Err(self.wrong_reply(&request, &other)),
         }
@@ -523,6 +532,20 @@ impl Engine {
             return Err(self.wrong_reply(request, &reply));
         }
         Ok((reply, repeated))
+    }
+
+    /// Whether another line follows, with no new request, within
+    /// [`DOUBLED_WAIT`] (or the request timeout, if shorter): asked of a
+    /// reply that repeats the previous line and is not this request's
+    /// answer. A copy is followed by the engine's answer to the request
+    /// already sent; an engine that answered once, wrongly, writes nothing
+    /// more, and its line is its answer.
+    fn followed(&mut self) -> bool {
+        let wait = DOUBLED_WAIT.min(self.timeouts.request());
+        let asked = std::time::Instant::now();
+        let followed = self.process.as_mut().is_some_and(|p| p.recv(wait).is_ok());
+        self.wait += asked.elapsed();
+        followed
     }
 
     /// The failure of a reply that repeats the previous line and is not

@@ -33,7 +33,7 @@ mod spool;
 pub mod units;
 
 pub use bugs::{Bug, Session as BugSession};
-pub use engine::{Engine, EngineInfo, Failure, FailureKind};
+pub use engine::{DOUBLED_WAIT, Engine, EngineInfo, Failure, FailureKind};
 pub use manifest::{
     AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
     RandomPlan, Timeouts, schema as manifest_schema,
