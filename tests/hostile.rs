@@ -627,7 +627,7 @@ fn a_wrong_answer_that_repeats_the_last_one_is_an_answer_when_nothing_follows() 
     // for the caller to judge a divergence, not a line out of turn.
     let second = engine
         .ask(&Question::Legal(other))
-        .map(Clone::clone)
+        .cloned()
         .map_err(|f| f.code);
     assert_eq!(second, Ok(first));
     engine.quit().unwrap();
