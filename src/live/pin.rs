@@ -5,8 +5,10 @@
 //! core, which on a virtual machine costs tens of microseconds of kernel
 //! time on both sides; on one core a turn is a plain switch between two
 //! processes. So each worker pins itself to one of the cores the process
-//! may use, dealt in turn (worker `k` on the `k`-th allowed core, modulo
-//! their number), before it starts an engine: Linux copies a thread's
+//! may use, dealt in turn from the core the run started on (worker `k` on
+//! the `k`-th allowed core after it, modulo their number, so that runs
+//! started side by side do not all begin on the first core), before it
+//! starts an engine: Linux copies a thread's
 //! cores to the processes it starts, so the engine, and anything the
 //! engine starts, shares the worker's core.
 //!
@@ -37,13 +39,16 @@ impl Cores {
         if std::env::var_os(ENV_PIN).is_some_and(|v| v == "0") {
             return Cores::default();
         }
-        Cores::from_allowed(allowed())
+        Cores::from_allowed(allowed(), current())
     }
 
-    /// Workers dealt to `allowed`, or not pinned when there is at most one.
+    /// Workers dealt to `allowed`, starting at `first` (or at the first
+    /// allowed core after it), or not pinned when there is at most one.
     #[must_use]
-    pub fn from_allowed(allowed: Vec<usize>) -> Cores {
+    pub fn from_allowed(mut allowed: Vec<usize>, first: usize) -> Cores {
         if allowed.len() > 1 {
+            let start = allowed.iter().position(|&c| c >= first).unwrap_or(0);
+            allowed.rotate_left(start);
             Cores(allowed)
         } else {
             Cores::default()
@@ -76,6 +81,18 @@ pub fn allowed() -> Vec<usize> {
         |_| Vec::new(),
         |set| (0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect(),
     )
+}
+
+/// The core the calling thread runs on now.
+#[cfg(target_os = "linux")]
+fn current() -> usize {
+    rustix::thread::sched_getcpu()
+}
+
+/// The core the calling thread runs on (not asked outside Linux).
+#[cfg(not(target_os = "linux"))]
+fn current() -> usize {
+    0
 }
 
 /// The cores the calling thread may use (not asked outside Linux).
@@ -117,19 +134,32 @@ mod tests {
 
     #[test]
     fn workers_are_dealt_over_the_allowed_cores_in_turn() {
-        let cores = Cores::from_allowed(vec![2, 5, 7]);
-        let dealt: Vec<_> = (0..7).map(|k| cores.of_worker(k)).collect();
+        let dealt = |first| {
+            let cores = Cores::from_allowed(vec![2, 5, 7], first);
+            (0..7).map(|k| cores.of_worker(k)).collect::<Vec<_>>()
+        };
         assert_eq!(
-            dealt,
+            dealt(0),
             [2, 5, 7, 2, 5, 7, 2].map(Some).to_vec(),
             "worker k on the k-th allowed core, modulo their number"
         );
+        assert_eq!(
+            dealt(5),
+            [5, 7, 2, 5, 7, 2, 5].map(Some).to_vec(),
+            "from the core the run started on"
+        );
+        assert_eq!(
+            dealt(3),
+            [5, 7, 2, 5, 7, 2, 5].map(Some).to_vec(),
+            "from the next allowed core"
+        );
+        assert_eq!(dealt(9), dealt(0), "past the last: from the first");
     }
 
     #[test]
     fn one_core_or_none_pins_nothing() {
-        assert_eq!(Cores::from_allowed(vec![3]).of_worker(0), None);
-        assert_eq!(Cores::from_allowed(Vec::new()).of_worker(1), None);
+        assert_eq!(Cores::from_allowed(vec![3], 3).of_worker(0), None);
+        assert_eq!(Cores::from_allowed(Vec::new(), 0).of_worker(1), None);
     }
 
     /// A pinned thread runs on its core only, and a process it starts
