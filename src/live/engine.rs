@@ -336,10 +336,11 @@ impl Engine {
     /// Asks the engine a question and logs its answer; the answer is lent,
     /// not copied (it stays in the log).
     ///
-    /// A reply that repeats the engine's previous line byte for byte and
-    /// does not agree with the rules (under the session's profile) is the
-    /// previous answer again, not this one's: a line out of turn, never a
-    /// divergence (spec/PROTOCOL.md, "A doubled answer").
+    /// A reply that repeats the engine's previous line byte for byte, does
+    /// not agree with the rules (under the session's profile) and is
+    /// followed by another line ([`DOUBLED_WAIT`]) is the previous answer
+    /// again, not this one's: a line out of turn, never a divergence
+    /// (spec/PROTOCOL.md, "A doubled answer").
     ///
     /// # Errors
     ///
@@ -385,8 +386,8 @@ impl Engine {
 
     /// The engine's perft count; `want` is the count the rules give, by
     /// which a reply that repeats the engine's previous line byte for byte
-    /// is judged as [`Engine::ask`] judges one (a different count is the
-    /// previous answer again, out of turn).
+    /// is judged as [`Engine::ask`] judges one (a different count followed
+    /// by another line is the previous answer again, out of turn).
     ///
     /// # Errors
     ///
