@@ -16,6 +16,7 @@ use crate::judge::Question;
 use crate::live::repro::{repetition_rules, reproduction_in_game};
 use crate::live::shrink::Diverging;
 use crate::position::Position;
+use crate::profile::Profile;
 use crate::rules::legal_moves;
 
 /// The outcome of a wrong answer in `game` (whose current position is the
@@ -91,20 +92,54 @@ impl Unit for RandomGame {
     }
 
     fn run(&self, ctx: &mut Ctx<'_>) -> Outcome {
+        // The game as the rules play it: the engine's answers only end it
+        // early, so every question is known before the first is asked (a
+        // pipeline sends them ahead: [`crate::live::Engine::expect`]).
+        let plies = self.walk(ctx.profile);
+        ctx.engine
+            .expect(plies.iter().flat_map(|ply| ply.questions.iter().copied()));
+        for (index, ply) in plies.iter().enumerate() {
+            let at = index as u64 + 1;
+            for &question in &ply.questions {
+                match ctx.check(question) {
+                    Err(failure) => return Outcome::Errored { plies: at, failure },
+                    Ok(Some(found)) => {
+                        let game = self.replay(ctx.profile, &plies[..index]);
+                        return diverged_in_game(ctx, found, at, &game);
+                    }
+                    Ok(None) => {}
+                }
+            }
+        }
+        Outcome::Conforms(plies.iter().filter(|ply| ply.chosen.is_some()).count() as u64)
+    }
+}
+
+/// A ply of a random game: the questions asked at its position, and the
+/// move then played (none once the game is over).
+struct Ply {
+    questions: ArrayVec<Question, 3>,
+    chosen: Option<Pit>,
+}
+
+impl RandomGame {
+    /// The game's plies as the rules play them: at each ply the legal
+    /// moves, sometimes an illegal move, then a random legal move; once
+    /// the game is over, a move after the end.
+    fn walk(&self, profile: Profile) -> Vec<Ply> {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         rng.set_stream(u64::from(self.index));
-        let mut game = Game::new(self.start(), ctx.profile);
-        let mut plies = 0;
+        let mut game = Game::new(self.start(), profile);
+        let mut plies = Vec::new();
         loop {
             let position = *game.current();
             let legal = game.legal_moves();
             // A game over by repetition (END-3) is judged here: the engine
             // sees no history, and is not asked about it.
-            let repeated = legal.is_empty() && !legal_moves(&position, ctx.profile).is_empty();
-            if repeated || plies >= u64::from(self.max_plies) {
+            let repeated = legal.is_empty() && !legal_moves(&position, profile).is_empty();
+            if repeated || plies.len() >= self.max_plies as usize {
                 break;
             }
-            // At most three questions a ply, on the stack.
             let mut questions = ArrayVec::<Question, 3>::new();
             questions.push(Question::Legal(position));
             let illegal: ArrayVec<Pit, { Pit::ALL.len() }> = Pit::ALL
@@ -121,27 +156,15 @@ impl Unit for RandomGame {
             if let Some(pit) = chosen {
                 questions.push(Question::Play(position, pit));
             }
-            for question in questions {
-                match ctx.check(question) {
-                    Err(failure) => {
-                        return Outcome::Errored {
-                            plies: plies + 1,
-                            failure,
-                        };
-                    }
-                    Ok(Some(found)) => return diverged_in_game(ctx, found, plies + 1, &game),
-                    Ok(None) => {}
-                }
-            }
+            plies.push(Ply { questions, chosen });
             let Some(pit) = chosen else {
-                break; // the game is over, as the engine agreed
+                break; // the game is over
             };
-            plies += 1;
             if game.play(pit).is_err() {
                 break;
             }
             if game.outcome() != GameOutcome::Unfinished
-                && legal_moves(game.current(), ctx.profile).is_empty()
+                && legal_moves(game.current(), profile).is_empty()
             {
                 continue; // ask about the final position once more
             }
@@ -149,6 +172,16 @@ impl Unit for RandomGame {
                 break;
             }
         }
-        Outcome::Conforms(plies)
+        plies
+    }
+
+    /// The game before `plies` were played, with its history.
+    fn replay(&self, profile: Profile, plies: &[Ply]) -> Game {
+        let mut game = Game::new(self.start(), profile);
+        for pit in plies.iter().filter_map(|ply| ply.chosen) {
+            // Played by the walk before, the same way.
+            let _ = game.play(pit);
+        }
+        game
     }
 }
