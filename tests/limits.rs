@@ -38,6 +38,10 @@ fn constants() -> BTreeMap<&'static str, u128> {
             u128::from(kpe::live::MAX_PERFT_DEPTH),
         ),
         (
+            "kpe::live::MAX_PIPELINE",
+            u128::from(kpe::live::MAX_PIPELINE),
+        ),
+        (
             "kpe::live::MAX_PERFT_NODES",
             u128::from(kpe::live::MAX_PERFT_NODES),
         ),

@@ -2,12 +2,13 @@
 //! replies, the checks that every reply is well-formed and in turn, and the
 //! log of everything the engine claimed.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::time::Duration;
 
 use super::manifest::Timeouts;
 use super::process::{EngineProcess, Launch, ProcessError};
-use super::quick_write::request_line;
+use super::quick_write::{push_request, request_line};
 use crate::board::Pit;
 use crate::judge::{Answer, Facts, Question, agreement};
 use crate::position::Position;
@@ -209,6 +210,26 @@ pub struct Engine {
     /// The last answer not kept in [`Engine::facts`] (past its bound on
     /// memory), lent by [`Engine::ask`].
     unkept: Option<Answer>,
+    /// Requests sent ahead of their questions.
+    ahead: Ahead,
+    /// The process was ended after requests sent ahead that no unit
+    /// needed went unanswered: its next start is not counted.
+    quiet_restart: bool,
+    /// The core the engine starts on and the one the calling thread goes
+    /// back to, when the engine has a core of its own (src/live/pin.rs).
+    apart: Option<(usize, usize)>,
+}
+
+/// Requests sent before the questions they ask are asked, so that several
+/// are unanswered at once (spec/PROTOCOL.md, "Pipelining").
+#[derive(Default)]
+struct Ahead {
+    /// The most requests unanswered at once (1 or less: none sent ahead).
+    depth: usize,
+    /// The questions the unit says it asks next, in order, not sent yet.
+    expected: VecDeque<Question>,
+    /// The questions sent after the one being answered, oldest first.
+    sent: VecDeque<Question>,
 }
 
 impl Engine {
@@ -229,6 +250,39 @@ impl Engine {
             wait: Duration::ZERO,
             line: String::new(),
             unkept: None,
+            ahead: Ahead::default(),
+            quiet_restart: false,
+            apart: None,
+        }
+    }
+
+    /// The session whose engine starts on core `apart.0`, while the
+    /// calling thread stays on `apart.1` ([`super::pin::Cores::apart`]);
+    /// `None` leaves it where the calling thread is.
+    #[must_use]
+    pub fn placed(mut self, apart: Option<(usize, usize)>) -> Engine {
+        self.apart = apart;
+        self
+    }
+
+    /// The session with up to `depth` requests unanswered at once when a
+    /// unit says which questions it asks next ([`Engine::expect`]); 1 (or
+    /// 0) sends each request once the last is answered.
+    #[must_use]
+    pub fn with_pipeline(mut self, depth: u32) -> Engine {
+        self.ahead.depth = usize::try_from(depth).unwrap_or(usize::MAX);
+        self
+    }
+
+    /// Says which questions the unit asks next, in order, as the rules
+    /// play its game: with a pipeline, they are sent in groups before
+    /// they are asked. A question asked out of this order ends the
+    /// expectation; the answers to requests sent ahead and not asked are
+    /// read and dropped before the next request.
+    pub fn expect(&mut self, questions: impl IntoIterator<Item = Question>) {
+        self.ahead.expected.clear();
+        if self.ahead.depth > 1 {
+            self.ahead.expected.extend(questions);
         }
     }
 
@@ -239,9 +293,20 @@ impl Engine {
     /// A [`Failure`] when it cannot start or its hello is wrong.
     pub fn start(&mut self) -> Result<&EngineInfo, Failure> {
         if self.process.is_none() {
-            self.starts += 1;
+            if !std::mem::take(&mut self.quiet_restart) {
+                self.starts += 1;
+            }
             self.last_line = None;
-            let process = EngineProcess::spawn(&self.launch).map_err(|e| Failure {
+            self.ahead.sent.clear();
+            if let Some((engine, _)) = self.apart {
+                // Inherited by the engine; a refusal only leaves it here.
+                let _ = super::pin::pin_current_thread(engine);
+            }
+            let spawned = EngineProcess::spawn(&self.launch);
+            if let Some((_, worker)) = self.apart {
+                let _ = super::pin::pin_current_thread(worker);
+            }
+            let process = spawned.map_err(|e| Failure {
                 code: FailureKind::Process(e.clone()).code(),
                 kind: Box::new(FailureKind::Process(e)),
                 request: None,
@@ -294,13 +359,16 @@ impl Engine {
         self.profile
     }
 
-    /// How many times the engine process was started.
+    /// How many times the engine process was started (a start after
+    /// requests sent ahead that no unit needed went unanswered is not
+    /// counted: see [`Engine::expect`]).
     #[must_use]
     pub fn starts(&self) -> u32 {
         self.starts
     }
 
-    /// How many requests were answered or attempted.
+    /// How many requests were written or attempted, those sent ahead of
+    /// their questions included ([`Engine::with_pipeline`]).
     #[must_use]
     pub fn requests(&self) -> u64 {
         self.requests
@@ -329,6 +397,7 @@ impl Engine {
     /// again), so that memory does not grow with the units a session runs
     /// and a verdict does not depend on which session ran which unit first.
     pub fn take_journal(&mut self) -> Vec<(Question, Answer)> {
+        self.ahead.expected.clear();
         let journal = std::mem::take(&mut self.journal);
         std::mem::take(&mut self.facts).into_answers(journal)
     }
@@ -347,9 +416,13 @@ impl Engine {
     /// A [`Failure`] when it does not answer well and in time.
     pub fn ask(&mut self, question: &Question) -> Result<&Answer, Failure> {
         if self.facts.get(question).is_none() {
-            self.start()?;
             let request = question.request();
-            let (reply, repeated) = self.exchange(&request, self.timeouts.request())?;
+            let (reply, repeated) = if self.ahead.depth > 1 {
+                self.exchange_ahead(question, &request)?
+            } else {
+                self.start()?;
+                self.exchange(&request, self.timeouts.request())?
+            };
             let answer = match Answer::from_reply(reply) {
                 Ok(answer) => answer,
                 Err(other) => return Err(self.wrong_reply(&request, &other)),
@@ -398,6 +471,7 @@ impl Engine {
             position: *position,
             depth,
         };
+        self.settle();
         if !self.start()?.perft {
             return Err(self.fail(FailureKind::NoPerft, Some(&request)));
         }
@@ -418,6 +492,7 @@ impl Engine {
     /// A [`Failure`] when it prints after `quit`, does not exit in time, or
     /// exits with a failure status.
     pub fn quit(&mut self) -> Result<(), Failure> {
+        self.settle();
         let Some(mut process) = self.process.take() else {
             return Ok(());
         };
@@ -451,6 +526,123 @@ impl Engine {
         let result = self.exchange_line(request, &line, timeout);
         self.line = line;
         result
+    }
+
+    /// The exchange of `question` (whose request is `request`) with a
+    /// pipeline: its answer is the next line when it was sent ahead;
+    /// otherwise the answers to requests sent ahead are dropped, and it is
+    /// sent together with the questions expected after it, up to the
+    /// pipeline's depth, in one write.
+    fn exchange_ahead(
+        &mut self,
+        question: &Question,
+        request: &Request,
+    ) -> Result<(Reply, bool), Failure> {
+        let timeout = self.timeouts.request();
+        if self.process.is_some() && self.ahead.sent.front() == Some(question) {
+            self.ahead.sent.pop_front();
+            let asked = std::time::Instant::now();
+            if self.ahead.sent.len() < self.ahead.depth / 2 {
+                self.send_more(question, timeout);
+            }
+            let process = self.process.as_mut().expect("checked above");
+            let received = process.recv(timeout);
+            self.wait += asked.elapsed();
+            let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
+            return self.judge_line(request, text);
+        }
+        self.settle();
+        self.start()?;
+        if self.ahead.expected.front() == Some(question) {
+            self.ahead.expected.pop_front();
+        } else {
+            self.ahead.expected.clear();
+        }
+        let mut lines = std::mem::take(&mut self.line);
+        request_line(request, &mut lines);
+        self.requests += 1;
+        self.queue(question, &mut lines);
+        let result = self.exchange_line(request, &lines, timeout);
+        self.line = lines;
+        result
+    }
+
+    /// Moves expected questions to those sent ahead, while the pipeline
+    /// has room beside `asked` (the question being answered), appending
+    /// their requests to `lines`, each after a newline.
+    fn queue(&mut self, asked: &Question, lines: &mut String) {
+        while self.ahead.sent.len() + 1 < self.ahead.depth {
+            let Some(next) = self.ahead.expected.pop_front() else {
+                break;
+            };
+            // Asked before in this unit (its answer is kept), or already
+            // on its way: sent once.
+            if self.facts.get(&next).is_some() || next == *asked || self.ahead.sent.contains(&next)
+            {
+                continue;
+            }
+            if !lines.is_empty() {
+                lines.push('\n');
+            }
+            push_request(&next.request(), lines);
+            self.ahead.sent.push_back(next);
+            self.requests += 1;
+        }
+    }
+
+    /// Tops up the pipeline while an answer is awaited: the engine gets
+    /// the next requests before it runs out. A write that fails is left
+    /// to the reads to find (the engine ended, or stopped reading): the
+    /// questions it carried go unanswered, and fail when asked.
+    fn send_more(&mut self, asked: &Question, timeout: std::time::Duration) {
+        let mut lines = std::mem::take(&mut self.line);
+        lines.clear();
+        self.queue(asked, &mut lines);
+        if !lines.is_empty()
+            && let Some(process) = self.process.as_mut()
+            && process.send_more(&lines, timeout).is_ok()
+        {
+            // As when a pipeline starts (`exchange_line`).
+            std::thread::yield_now();
+        }
+        self.line = lines;
+    }
+
+    /// Reads and drops the answers to the requests sent ahead that were
+    /// not asked (a unit ended before it asked them), each within the
+    /// request timeout; the last is the engine's previous line. Whether
+    /// they all came: if one did not, the process is ended, and its next
+    /// start is not counted, since no unit asked what it failed on.
+    fn drain(&mut self) -> bool {
+        let count = self.ahead.sent.len();
+        self.ahead.sent.clear();
+        let Some(process) = self.process.as_mut() else {
+            return false;
+        };
+        let asked = std::time::Instant::now();
+        let mut came = true;
+        for _ in 0..count {
+            match process.recv(self.timeouts.request()) {
+                Ok(line) => self.last_line = Some(line),
+                Err(_) => {
+                    came = false;
+                    break;
+                }
+            }
+        }
+        self.wait += asked.elapsed();
+        if !came {
+            self.process = None;
+            self.quiet_restart = true;
+        }
+        came
+    }
+
+    /// [`Engine::drain`], when requests sent ahead are unanswered.
+    fn settle(&mut self) {
+        if !self.ahead.sent.is_empty() {
+            self.drain();
+        }
     }
 
     /// [`Engine::exchange`] of `request`, written as `line`.
@@ -487,12 +679,26 @@ impl Engine {
         // answers it, as it would had the repeat come a moment later.
         let received = match held {
             Some(text) => process.send(line, timeout).map(|()| text),
-            None => process
-                .send(line, timeout)
-                .and_then(|()| process.recv(timeout)),
+            None => process.send(line, timeout).and_then(|()| {
+                if !self.ahead.sent.is_empty() {
+                    // Several requests sent: an engine on this core
+                    // (src/live/pin.rs) runs through them before their
+                    // answers are read, rather than being woken for each
+                    // (on a core of its own, it is running already).
+                    std::thread::yield_now();
+                }
+                process.recv(timeout)
+            }),
         };
         self.wait += asked.elapsed();
         let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
+        self.judge_line(request, text)
+    }
+
+    /// Judges `text`, the line taken as the answer to `request`: in turn,
+    /// well-formed, of a kind the request can have; and whether it repeats
+    /// the engine's previous line byte for byte.
+    fn judge_line(&mut self, request: &Request, text: String) -> Result<(Reply, bool), Failure> {
         let repeated = self.last_line.as_deref() == Some(text.as_str());
         if !repeated
             && self
@@ -541,10 +747,19 @@ impl Engine {
     /// answer. A copy is followed by the engine's answer to the request
     /// already sent; an engine that answered once, wrongly, writes nothing
     /// more, and its line is its answer.
+    ///
+    /// With requests sent ahead, their answers come first, and then that
+    /// line: a copy is one line more than the requests sent.
     fn followed(&mut self) -> bool {
+        let copy = self.last_line.clone();
+        let answered = self.drain();
         let wait = DOUBLED_WAIT.min(self.timeouts.request());
         let asked = std::time::Instant::now();
-        let followed = self.process.as_mut().is_some_and(|p| p.recv(wait).is_ok());
+        let followed = answered && self.process.as_mut().is_some_and(|p| p.recv(wait).is_ok());
+        if followed {
+            // The copy is what the failure quotes.
+            self.last_line = copy;
+        }
         self.wait += asked.elapsed();
         followed
     }
@@ -566,6 +781,7 @@ impl Engine {
 
     /// Records a failure: takes the stderr tail, then kills the process.
     fn fail(&mut self, kind: FailureKind, request: Option<&Request>) -> Failure {
+        self.ahead.sent.clear();
         let (stderr_tail, stderr_bytes) = self
             .process
             .take()

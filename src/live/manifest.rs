@@ -34,6 +34,9 @@ pub const MAX_GAMES: u32 = 100_000;
 /// `kpe engine` counts).
 pub const MAX_MANIFEST_PERFT_DEPTH: u32 = super::serve::MAX_PERFT_DEPTH;
 
+/// The most requests a manifest's `pipeline` lets be unanswered at once.
+pub const MAX_PIPELINE: u32 = 64;
+
 /// An engine manifest, as written in a `.json` file.
 ///
 /// ```
@@ -98,6 +101,26 @@ pub struct Manifest {
     /// How deep to check perft from the initial position.
     #[serde(default, deserialize_with = "object")]
     pub perft: PerftPlan,
+    /// How many requests may be unanswered at once in a random game
+    /// (default 1: one at a time; at most 64). Above 1, the engine must
+    /// read its input as a stream of lines and answer them in order
+    /// (spec/PROTOCOL.md, "Pipelining").
+    #[serde(
+        default = "one_at_a_time",
+        skip_serializing_if = "is_one_at_a_time",
+        deserialize_with = "pipeline_depth"
+    )]
+    #[schemars(range(min = 1, max = 64))]
+    pub pipeline: u32,
+}
+
+fn one_at_a_time() -> u32 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_one_at_a_time(pipeline: &u32) -> bool {
+    *pipeline == 1
 }
 
 /// Several profiles to check: a list, or all 32.
@@ -371,6 +394,16 @@ fn milliseconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error>
         return Err(serde::de::Error::custom("a timeout must be at least 1 ms"));
     }
     Ok(ms)
+}
+
+fn pipeline_depth<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let depth = u32::deserialize(d)?;
+    if !(1..=MAX_PIPELINE).contains(&depth) {
+        return Err(serde::de::Error::custom(format!(
+            "pipeline {depth} is out of range: 1 (one request at a time) to {MAX_PIPELINE}"
+        )));
+    }
+    Ok(depth)
 }
 
 fn perft_depth<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {

@@ -38,7 +38,7 @@ pub use manifest::{
     AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
     RandomPlan, Timeouts, schema as manifest_schema,
 };
-pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES};
+pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES, MAX_PIPELINE};
 pub use pin::ENV_PIN;
 pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};

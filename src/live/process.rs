@@ -273,13 +273,38 @@ impl EngineProcess {
     /// [`ProcessError::InputClosed`] when it closed its stdin but still
     /// runs, or [`ProcessError::Io`] for another write error.
     pub fn send(&mut self, line: &str, timeout: Duration) -> Result<(), ProcessError> {
+        self.write_line(line, true, timeout)
+    }
+
+    /// Writes one line (or several, joined by newlines) as
+    /// [`EngineProcess::send`] does, while earlier requests are still
+    /// unanswered (spec/PROTOCOL.md, "Pipelining"): what was read before
+    /// it answers those, and is not marked as read before this request.
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::send`].
+    pub fn send_more(&mut self, line: &str, timeout: Duration) -> Result<(), ProcessError> {
+        self.write_line(line, false, timeout)
+    }
+
+    /// Writes `line` and a newline; first, when `mark`, notes what the
+    /// engine wrote before it.
+    fn write_line(
+        &mut self,
+        line: &str,
+        mark: bool,
+        timeout: Duration,
+    ) -> Result<(), ProcessError> {
         let Some(writer) = self.stdin.as_mut() else {
             return Err(ProcessError::Io("stdin is already closed".to_owned()));
         };
         self.out.clear();
         self.out.extend_from_slice(line.as_bytes());
         self.out.push(b'\n');
-        if std::mem::take(&mut self.checked) {
+        if !mark {
+            self.checked = false;
+        } else if std::mem::take(&mut self.checked) {
             // `unsolicited` read the pipe just now: what it holds is all
             // from before this request.
             self.lines.mark_sent();

@@ -21,7 +21,7 @@ pub(super) fn request_line(request: &Request, out: &mut String) {
 }
 
 /// Appends `request` to `out` as serde writes it.
-fn push_request(request: &Request, out: &mut String) {
+pub(super) fn push_request(request: &Request, out: &mut String) {
     let (position, pit) = match request {
         Request::Legal { position } => {
             out.push_str(r#"{"type":"legal","position":""#);

@@ -156,6 +156,8 @@ struct State<'p> {
 /// One worker's engine, for the profile it is working on.
 struct Worker<'a> {
     settings: &'a Settings<'a>,
+    /// Which worker, for its cores.
+    k: usize,
     engine: Option<(usize, Engine)>,
 }
 
@@ -170,10 +172,13 @@ impl Worker<'_> {
         {
             self.quit(state);
         }
-        let make = self.settings.engine;
+        let (make, apart) = (
+            self.settings.engine,
+            self.settings.cores.engine_apart(self.k),
+        );
         &mut self
             .engine
-            .get_or_insert_with(|| (planned.profile_index, make(planned.profile)))
+            .get_or_insert_with(|| (planned.profile_index, make(planned.profile).placed(apart)))
             .1
     }
 
@@ -455,6 +460,7 @@ pub fn run(plan: &Plan<'_>, settings: &Settings<'_>) -> Ran {
                 settings.cores.pin_worker(k);
                 Worker {
                     settings,
+                    k,
                     engine: None,
                 }
                 .work(state, moved);

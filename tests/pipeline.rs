@@ -1,0 +1,232 @@
+//! A manifest's `pipeline` (spec/PROTOCOL.md, "Pipelining"): several
+//! requests of a random game written before their answers are read. It
+//! changes how fast a run goes, never its report; answers to requests a
+//! game did not need are read and dropped, and an engine that fails on one
+//! of them is started again without the start being counted.
+
+use std::path::Path;
+
+use kpe::judge::{Answer, Question};
+use kpe::live::{Engine, LiveOptions, Manifest, check_engine};
+use kpe::reporter::{JsonSink, UnitResult};
+use kpe::{Position, Profile, legal_moves};
+
+fn kpe() -> &'static str {
+    env!("CARGO_BIN_EXE_kpe")
+}
+
+/// A manifest for `kpe engine ARGS` with up to `pipeline` requests
+/// unanswered at once.
+fn manifest(args: &[&str], pipeline: u32) -> Manifest {
+    let mut command = vec![kpe(), "engine"];
+    command.extend(args);
+    serde_json::from_value(serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": command,
+        "timeouts": {"start_ms": 10000, "request_ms": 5000},
+        "pipeline": pipeline,
+    }))
+    .unwrap()
+}
+
+/// The units of a run of `manifest` (all of them, or only the random
+/// games), their times aside, and how many requests were written.
+fn units(manifest: &Manifest, jobs: usize, only_random: bool) -> (Vec<UnitResult>, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = LiveOptions {
+        seed: Some(11),
+        games: Some(24),
+        perft_depth: Some(2),
+        jobs: Some(jobs),
+        ..LiveOptions::default()
+    };
+    if only_random {
+        options.policy.only = vec!["random/*".parse().unwrap()];
+    }
+    let mut sink = JsonSink::new(Vec::new());
+    let report = check_engine(
+        manifest,
+        &dir.path().join("engine.json"),
+        &options,
+        &mut sink,
+    )
+    .expect("the report is written");
+    let text = String::from_utf8(sink.into_inner()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut units: Vec<UnitResult> = serde_json::from_value(json["units"].clone()).unwrap();
+    units.iter_mut().for_each(|u| u.time = 0.0);
+    (units, report.requests)
+}
+
+#[test]
+fn a_pipeline_changes_no_verdict_of_an_engine_that_answers_in_turn() {
+    for args in [
+        &[][..],
+        &["--rules", "skip-origin"],
+        &["--fault", "capture-own-row"],
+    ] {
+        for jobs in [1, 2] {
+            let (one, asked_one) = units(&manifest(args, 1), jobs, false);
+            for depth in [2, 16, 64] {
+                let (ahead, asked_ahead) = units(&manifest(args, depth), jobs, false);
+                assert_eq!(
+                    ahead, one,
+                    "kpe engine {args:?}, pipeline {depth}, --jobs {jobs}"
+                );
+                // Requests the games did not need (after a divergence) are
+                // written all the same.
+                assert!(
+                    asked_ahead >= asked_one,
+                    "{args:?}: {asked_ahead} < {asked_one}"
+                );
+            }
+            let mut random = one.iter().filter(|u| u.kind == "random-game");
+            if args.is_empty() {
+                assert!(random.all(|u| u.divergence.is_none()));
+            } else {
+                assert!(
+                    random.any(|u| u.divergence.is_some()),
+                    "{args:?}: no random game found the bug"
+                );
+            }
+        }
+    }
+}
+
+/// Engines that fail at their first request, or write each answer twice:
+/// the same random games fail the same way with a pipeline (with one
+/// worker, since each worker gives up after four starts of its engine).
+#[test]
+fn a_pipeline_changes_no_verdict_of_a_hostile_engine() {
+    for fault in [
+        "crash",
+        "garbage",
+        "extra-line",
+        "extra-write",
+        "extra-late",
+    ] {
+        let args = ["--fault", fault];
+        let (one, _) = units(&manifest(&args, 1), 1, true);
+        let errors: Vec<&str> = one
+            .iter()
+            .filter_map(|u| u.error.as_ref().map(|e| e.code.as_str()))
+            .collect();
+        assert!(!errors.is_empty(), "{fault}: no random game errored");
+        if fault.starts_with("extra") {
+            assert!(
+                errors.iter().all(|&code| code == "out-of-turn"),
+                "{fault}: {errors:?}"
+            );
+        }
+        for depth in [2, 16] {
+            let (ahead, _) = units(&manifest(&args, depth), 1, true);
+            assert_eq!(ahead, one, "kpe engine --fault {fault}, pipeline {depth}");
+        }
+    }
+}
+
+/// A `sh` engine: the hello, then `answer` to every request, until the
+/// request numbered `stop` (the hello is 1), where it exits.
+#[cfg(unix)]
+fn sh_engine(dir: &Path, answer: &str, stop: u32, pipeline: u32) -> Engine {
+    let script = format!(
+        r#"n=0
+        while read -r line; do
+            n=$((n+1))
+            case "$line" in
+                *'"hello"'*) echo '{{"type":"hello","protocol":2,"name":"sh","version":"1"}}' ;;
+                *'"quit"'*) exit 0 ;;
+                *) if [ "$n" -eq {stop} ]; then exit 0; fi; echo '{answer}' ;;
+            esac
+        done"#
+    );
+    let path = dir.join("engine.json");
+    let value = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": ["sh", "-c", script],
+        "timeouts": {"start_ms": 10000, "request_ms": 5000},
+    });
+    std::fs::write(&path, value.to_string()).unwrap();
+    let manifest = Manifest::load(&path).unwrap();
+    Engine::new(manifest.launch(dir), manifest.timeouts, Profile::DEFAULT).with_pipeline(pipeline)
+}
+
+/// Four positions with different legal moves.
+fn positions() -> Vec<Position> {
+    [
+        "6,6,6,6/6,6,6,6 S 0/0 ----/----",
+        "4,6,5,0/4,6,0,9 N 10/4 1234/1234",
+        "0,7,7,7/7,7,7,6 N 0/0 1---/----",
+        "0,0,0,3/1,0,2,0 S 20/22 1234/1234",
+    ]
+    .map(|p| p.parse().unwrap())
+    .to_vec()
+}
+
+#[cfg(unix)]
+#[test]
+fn an_engine_that_fails_on_a_request_nobody_asked_is_started_again_uncounted() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = r#"{"type":"legal","moves":["S1","S2","S3","S4"]}"#;
+    // Exits at the third request after the hello: one sent ahead.
+    let mut engine = sh_engine(dir.path(), all, 4, 4);
+    let at = positions();
+    engine.expect(at.iter().map(|&p| Question::Legal(p)));
+    assert!(engine.ask(&Question::Legal(at[0])).is_ok());
+    // The unit ends there; the next one asks something else.
+    let _ = engine.take_journal();
+    let other = Question::Play(at[0], kpe::Pit::ALL[0]);
+    let answer = engine.ask(&other).map(|_| ()).map_err(|f| f.code);
+    // A `legal` answer to `play` is the new process's wrong reply, not the
+    // old one's exit: the old process was dropped while its answers to the
+    // requests sent ahead were read.
+    assert_eq!(answer, Err("wrong-reply"));
+    assert_eq!(engine.starts(), 1, "the quiet restart is not counted");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_repeated_wrong_answer_is_an_answer_after_the_requests_sent_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = r#"{"type":"legal","moves":["S1","S2","S3","S4"]}"#;
+    let mut engine = sh_engine(dir.path(), all, 0, 8);
+    let at = positions();
+    let profile = Profile::DEFAULT;
+    assert_eq!(legal_moves(&at[0], profile).len(), 4);
+    assert_ne!(legal_moves(&at[1], profile).len(), 4);
+    engine.expect(at.iter().map(|&p| Question::Legal(p)));
+    let first = engine.ask(&Question::Legal(at[0])).unwrap().clone();
+    // The same line for a position whose moves differ: after the answers
+    // to the two requests sent ahead, nothing follows, so it is the
+    // engine's answer (a divergence for the caller), not a copy.
+    let second = engine
+        .ask(&Question::Legal(at[1]))
+        .cloned()
+        .map_err(|f| f.code);
+    assert_eq!(second, Ok(first.clone()));
+    assert_eq!(first, Answer::Legal(legal_moves(&at[0], profile).to_vec()));
+    engine.quit().unwrap();
+}
+
+#[test]
+fn a_manifest_pipeline_is_one_to_sixty_four() {
+    let read = |pipeline: serde_json::Value| {
+        let text = serde_json::json!({
+            "format": "kpe-engine", "version": 1, "command": ["e"], "pipeline": pipeline,
+        })
+        .to_string();
+        Manifest::parse(&text, Path::new("engine.json")).map(|m| m.pipeline)
+    };
+    assert_eq!(read(serde_json::json!(1)).unwrap(), 1);
+    assert_eq!(read(serde_json::json!(64)).unwrap(), 64);
+    for bad in [
+        serde_json::json!(0),
+        serde_json::json!(65),
+        serde_json::json!("16"),
+    ] {
+        let error = read(bad.clone()).expect_err("out of range").to_string();
+        assert!(error.contains("pipeline"), "{bad}: {error}");
+    }
+    let absent: Manifest =
+        serde_json::from_str(r#"{"format": "kpe-engine", "version": 1, "command": ["e"]}"#)
+            .unwrap();
+    assert_eq!(absent.pipeline, 1, "one request at a time by default");
+}
