@@ -230,3 +230,66 @@ fn a_manifest_pipeline_is_one_to_sixty_four() {
             .unwrap();
     assert_eq!(absent.pipeline, 1, "one request at a time by default");
 }
+
+/// The cores the calling thread may use, from `/proc/thread-self/status`.
+#[cfg(target_os = "linux")]
+fn cores_of_this_thread() -> Vec<usize> {
+    let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    list.split(',')
+        .flat_map(|range| {
+            let (first, last) = range.split_once('-').unwrap_or((range, range));
+            first.parse::<usize>().unwrap()..=last.parse::<usize>().unwrap()
+        })
+        .collect()
+}
+
+/// With a core of its own for the engine (`--jobs 1` on two cores), the
+/// worker asks one request at a time beside the engine, on its core (a
+/// turn is then a switch, not a core's wake-up), and judges a pipeline's
+/// answers on its own core while the engine answers.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_worker_judges_a_pipeline_on_its_own_core_and_asks_one_at_a_time_beside_the_engine() {
+    let cores = cores_of_this_thread();
+    if cores.len() < 2 {
+        eprintln!("skipped: this test needs two cores, and has {cores:?}");
+        return;
+    }
+    let (engine_core, worker_core) = (cores[0], cores[1]);
+    std::thread::spawn(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = manifest(&[], 16);
+        let mut engine = Engine::new(
+            manifest.launch(dir.path()),
+            manifest.timeouts,
+            Profile::DEFAULT,
+        )
+        .with_pipeline(manifest.pipeline)
+        .placed(Some((engine_core, worker_core)));
+        let at = positions();
+        engine.ask(&Question::Legal(at[0])).unwrap();
+        assert_eq!(
+            cores_of_this_thread(),
+            [engine_core],
+            "one at a time: beside"
+        );
+        engine.expect(at[1..].iter().map(|&p| Question::Legal(p)));
+        engine.ask(&Question::Legal(at[1])).unwrap();
+        assert_eq!(cores_of_this_thread(), [worker_core], "a pipeline: alone");
+        engine.ask(&Question::Legal(at[2])).unwrap();
+        let _ = engine.take_journal();
+        engine
+            .ask(&Question::Play(at[0], kpe::Pit::ALL[0]))
+            .unwrap();
+        assert_eq!(cores_of_this_thread(), [engine_core], "one at a time again");
+        engine.quit().unwrap();
+    })
+    .join()
+    .unwrap();
+}

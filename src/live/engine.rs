@@ -215,9 +215,11 @@ pub struct Engine {
     /// The process was ended after requests sent ahead that no unit
     /// needed went unanswered: its next start is not counted.
     quiet_restart: bool,
-    /// The core the engine starts on and the one the calling thread goes
-    /// back to, when the engine has a core of its own (src/live/pin.rs).
+    /// The engine's core and the calling thread's own, when the engine
+    /// has a core of its own (src/live/pin.rs).
     apart: Option<(usize, usize)>,
+    /// The calling thread is on its own core, not the engine's.
+    alone: bool,
 }
 
 /// Requests sent before the questions they ask are asked, so that several
@@ -253,12 +255,15 @@ impl Engine {
             ahead: Ahead::default(),
             quiet_restart: false,
             apart: None,
+            alone: false,
         }
     }
 
     /// The session whose engine starts on core `apart.0`, while the
-    /// calling thread stays on `apart.1` ([`super::pin::Cores::apart`]);
-    /// `None` leaves it where the calling thread is.
+    /// calling thread judges a pipeline's answers on `apart.1`
+    /// ([`super::pin::Cores::apart`]) and asks one request at a time
+    /// beside the engine, on its core; `None` leaves both where the
+    /// calling thread is.
     #[must_use]
     pub fn placed(mut self, apart: Option<(usize, usize)>) -> Engine {
         self.apart = apart;
@@ -301,12 +306,9 @@ impl Engine {
             if let Some((engine, _)) = self.apart {
                 // Inherited by the engine; a refusal only leaves it here.
                 let _ = super::pin::pin_current_thread(engine);
+                self.alone = false;
             }
-            let spawned = EngineProcess::spawn(&self.launch);
-            if let Some((_, worker)) = self.apart {
-                let _ = super::pin::pin_current_thread(worker);
-            }
-            let process = spawned.map_err(|e| Failure {
+            let process = EngineProcess::spawn(&self.launch).map_err(|e| Failure {
                 code: FailureKind::Process(e.clone()).code(),
                 kind: Box::new(FailureKind::Process(e)),
                 request: None,
@@ -472,6 +474,7 @@ impl Engine {
             depth,
         };
         self.settle();
+        self.place(false);
         if !self.start()?.perft {
             return Err(self.fail(FailureKind::NoPerft, Some(&request)));
         }
@@ -558,6 +561,7 @@ impl Engine {
         } else {
             self.ahead.expected.clear();
         }
+        self.place(!self.ahead.expected.is_empty());
         let mut lines = std::mem::take(&mut self.line);
         request_line(request, &mut lines);
         self.requests += 1;
@@ -606,6 +610,19 @@ impl Engine {
             std::thread::yield_now();
         }
         self.line = lines;
+    }
+
+    /// Puts the calling thread on its own core when `alone` (a pipeline:
+    /// the engine answers while it judges), else beside the engine (one
+    /// request at a time: a turn is then a switch on one core, not a
+    /// core's wake-up), when the engine has a core of its own.
+    fn place(&mut self, alone: bool) {
+        if let Some((engine, worker)) = self.apart
+            && self.alone != alone
+        {
+            let _ = super::pin::pin_current_thread(if alone { worker } else { engine });
+            self.alone = alone;
+        }
     }
 
     /// Reads and drops the answers to the requests sent ahead that were
