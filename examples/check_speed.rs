@@ -18,16 +18,16 @@
 //!
 //! Both `parse-only` and `jobs 1` run on the calling thread alone, so on
 //! Unix it also prints their CPU time (the thread's, `clock_gettime`) and
-//! its ratio, which time the host takes
-//! from the machine does not count; issue 22 sets its bar (`jobs 1` at
-//! most 1.5x `parse-only`) by CPU time. Make the files of both orders of
-//! keys with `bench_transcript full default plain` and `... sorted`.
+//! its ratio, which the CPU the host takes from the machine does not
+//! inflate; issue 22 sets its bar (`jobs 1` at most 1.5x `parse-only`) by
+//! CPU time. Make the files of both orders of keys with `bench_transcript
+//! full default plain` and `... sorted`.
 //!
 //! The floor itself moves with how the compiler splits and inlines
 //! serde_json's reader in this binary (in the slowest build, `next_or_eof`
-//! was a call for each byte): on the bench file (2026-12-04), `parse-only` took
-//! 31-32 ms in one build of this example, 34.5-41 ms and 49-50 ms in
-//! builds that differed only in code beside it, and 46 ms with
+//! was a call for each byte): on the bench file (2026-12-04), `parse-only`
+//! took 31-32 ms in one build of this example, 34.5-41 ms and 49-50 ms in
+//! builds that differed only in code beside it, and 46-47 ms with
 //! `codegen-units = 1`, while `jobs 1` stayed at 44-46 ms in all of them.
 //! A ratio is worth what its floor is: compare with the fastest floor any
 //! build gives.
