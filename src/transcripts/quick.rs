@@ -2,7 +2,11 @@
 // gives this. Reading the bench transcript into the format's types takes
 // serde_json or sonic-rs 1.6-1.7x the time of kpe-check's whole check
 // (this reader, the scan and the rules), plain or sorted keys; simd-json
-// is slower still; a crate's read plus the rules, 4.1-5.2x.
+// is slower still; a crate's read plus the rules, 4.1-5.2x. Against
+// serde_json reading the file into `IgnoredAny` (`from_reader`), the whole
+// check at `--jobs 1` is 1.38-1.44x the fastest floor any build gave,
+// plain and sorted keys alike (2026-12-04, load 3.5-4.0; README "Speed");
+// against `from_slice` over the file in memory, still about 2x.
 
 //! Reading a game fast when it has the plain shape nearly every transcript
 //! has: strings without escapes, numbers that are small integers, only the
