@@ -149,6 +149,10 @@ fn sh_engine(dir: &Path, answer: &str, stop: u32, pipeline: u32) -> Engine {
     Engine::new(manifest.launch(dir), manifest.timeouts, Profile::DEFAULT).with_pipeline(pipeline)
 }
 
+/// The answer of the `sh` engines below to every request: every pit of
+/// South's row.
+const EVERY_PIT: &str = r#"{"type":"legal","moves":["S1","S2","S3","S4"]}"#;
+
 /// Four positions with different legal moves.
 fn positions() -> Vec<Position> {
     [
@@ -165,9 +169,8 @@ fn positions() -> Vec<Position> {
 #[test]
 fn an_engine_that_fails_on_a_request_nobody_asked_is_started_again_uncounted() {
     let dir = tempfile::tempdir().unwrap();
-    let all = r#"{"type":"legal","moves":["S1","S2","S3","S4"]}"#;
     // Exits at the third request after the hello: one sent ahead.
-    let mut engine = sh_engine(dir.path(), all, 4, 4);
+    let mut engine = sh_engine(dir.path(), EVERY_PIT, 4, 4);
     let at = positions();
     engine.expect(at.iter().map(|&p| Question::Legal(p)));
     assert!(engine.ask(&Question::Legal(at[0])).is_ok());
@@ -186,8 +189,7 @@ fn an_engine_that_fails_on_a_request_nobody_asked_is_started_again_uncounted() {
 #[test]
 fn a_repeated_wrong_answer_is_an_answer_after_the_requests_sent_ahead() {
     let dir = tempfile::tempdir().unwrap();
-    let all = r#"{"type":"legal","moves":["S1","S2","S3","S4"]}"#;
-    let mut engine = sh_engine(dir.path(), all, 0, 8);
+    let mut engine = sh_engine(dir.path(), EVERY_PIT, 0, 8);
     let at = positions();
     let profile = Profile::DEFAULT;
     assert_eq!(legal_moves(&at[0], profile).len(), 4);
