@@ -295,3 +295,50 @@ fn a_worker_judges_a_pipeline_on_its_own_core_and_asks_one_at_a_time_beside_the_
     .join()
     .unwrap();
 }
+
+/// The Python sample engine (`examples/engines/kpe_engine.py`, written from
+/// the spec, reading its input with `for line in sys.stdin`), with and
+/// without a pipeline: the same units. `no-feeding` answers two edge
+/// positions with the same wrong line, the case a pipeline's doubled-answer
+/// rule must still call a divergence. Needs `python3`; without it the test
+/// says so and passes, and the Rust engines above cover the same ground.
+#[test]
+fn the_python_sample_engine_gets_the_same_report_with_a_pipeline() {
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("note: python3 not found: skipping the Python sample engine test");
+        return;
+    }
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/engines");
+    for sample in ["correct", "no-feeding"] {
+        let path = samples.join(format!("{sample}.json"));
+        let mut manifest = Manifest::load(&path).unwrap();
+        let options = LiveOptions {
+            seed: Some(3),
+            games: Some(20),
+            perft_depth: Some(2),
+            jobs: Some(1),
+            ..LiveOptions::default()
+        };
+        let run = |manifest: &Manifest| {
+            let mut sink = JsonSink::new(Vec::new());
+            check_engine(manifest, &path, &options, &mut sink).unwrap();
+            let json: serde_json::Value = serde_json::from_slice(&sink.into_inner()).unwrap();
+            let mut units: Vec<UnitResult> = serde_json::from_value(json["units"].clone()).unwrap();
+            units.iter_mut().for_each(|u| u.time = 0.0);
+            units
+        };
+        let one = run(&manifest);
+        manifest.pipeline = 16;
+        assert_eq!(run(&manifest), one, "{sample}");
+        let diverging = one.iter().filter(|u| u.divergence.is_some()).count();
+        assert_eq!(diverging > 0, sample == "no-feeding", "{sample}");
+        assert!(
+            one.iter().all(|u| u.error.is_none()),
+            "{sample}: an engine error"
+        );
+    }
+}
