@@ -6,7 +6,8 @@
 // serde_json reading the file into `IgnoredAny` (`from_reader`), the whole
 // check at `--jobs 1` is 1.38-1.44x the fastest floor any build gave,
 // plain and sorted keys alike (2026-12-04, load 3.5-4.0; README "Speed");
-// against `from_slice` over the file in memory, still about 2x.
+// against `from_slice` over the file in memory, 2.42-2.47x
+// (`benches/json-crates`, the same day, load 1.4).
 
 //! Reading a game fast when it has the plain shape nearly every transcript
 //! has: strings without escapes, numbers that are small integers, only the
