@@ -342,3 +342,39 @@ fn the_python_sample_engine_gets_the_same_report_with_a_pipeline() {
         );
     }
 }
+
+/// Every bug of the planted corpus (`kpe engine --bug NAME`) but the one
+/// with state (`ends-on-repetition`, whose answers depend on the requests
+/// before them, which a pipeline changes: spec/PROTOCOL.md, "Pipelining"),
+/// claiming the profile the corpus test claims for it: the same units with
+/// a pipeline of 16 as one request at a time, divergences, rules cited and
+/// reproductions included.
+#[test]
+fn every_planted_bug_gets_the_same_units_with_a_pipeline() {
+    use kpe::live::Bug;
+    let mut found = 0;
+    for (name, bug, _) in Bug::ALL {
+        if bug == Bug::EndsOnRepetition {
+            continue;
+        }
+        let claimed = if bug == Bug::UnfeedablePlaysFullest {
+            Profile::DEFAULT.set(kpe::Switch::EndWhenUnfeedable, false)
+        } else {
+            Profile::DEFAULT
+        };
+        let mut manifest = manifest(&["--bug", name], 1);
+        manifest.profile = claimed;
+        let (one, _) = units(&manifest, 1, true);
+        manifest.pipeline = 16;
+        let (ahead, _) = units(&manifest, 1, true);
+        assert_eq!(ahead, one, "kpe engine --bug {name}");
+        found += usize::from(one.iter().any(|u| u.divergence.is_some()));
+    }
+    // Most bugs show in 24 random games; the others need a scenario or a
+    // probe, which a pipeline leaves alone.
+    eprintln!(
+        "{found} of {} bugs diverged in random games",
+        Bug::ALL.len() - 1
+    );
+    assert!(found >= 25, "only {found} bugs diverged in random games");
+}
