@@ -42,16 +42,16 @@ fn units(manifest: &Manifest, jobs: usize, only_random: bool) -> (Vec<UnitResult
     if only_random {
         options.policy.only = vec!["random/*".parse().unwrap()];
     }
+    run(manifest, &dir.path().join("engine.json"), &options)
+}
+
+/// The units of a run of `manifest` (read from `path`) with `options`, as
+/// the JSON report gives them, their times aside; and how many requests
+/// were written.
+fn run(manifest: &Manifest, path: &Path, options: &LiveOptions) -> (Vec<UnitResult>, u64) {
     let mut sink = JsonSink::new(Vec::new());
-    let report = check_engine(
-        manifest,
-        &dir.path().join("engine.json"),
-        &options,
-        &mut sink,
-    )
-    .expect("the report is written");
-    let text = String::from_utf8(sink.into_inner()).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let report = check_engine(manifest, path, options, &mut sink).expect("the report is written");
+    let json: serde_json::Value = serde_json::from_slice(&sink.into_inner()).unwrap();
     let mut units: Vec<UnitResult> = serde_json::from_value(json["units"].clone()).unwrap();
     units.iter_mut().for_each(|u| u.time = 0.0);
     (units, report.requests)
@@ -323,17 +323,9 @@ fn the_python_sample_engine_gets_the_same_report_with_a_pipeline() {
             jobs: Some(1),
             ..LiveOptions::default()
         };
-        let run = |manifest: &Manifest| {
-            let mut sink = JsonSink::new(Vec::new());
-            check_engine(manifest, &path, &options, &mut sink).unwrap();
-            let json: serde_json::Value = serde_json::from_slice(&sink.into_inner()).unwrap();
-            let mut units: Vec<UnitResult> = serde_json::from_value(json["units"].clone()).unwrap();
-            units.iter_mut().for_each(|u| u.time = 0.0);
-            units
-        };
-        let one = run(&manifest);
+        let (one, _) = run(&manifest, &path, &options);
         manifest.pipeline = 16;
-        assert_eq!(run(&manifest), one, "{sample}");
+        assert_eq!(run(&manifest, &path, &options).0, one, "{sample}");
         let diverging = one.iter().filter(|u| u.divergence.is_some()).count();
         assert_eq!(diverging > 0, sample == "no-feeding", "{sample}");
         assert!(
