@@ -370,3 +370,55 @@ fn every_planted_bug_gets_the_same_units_with_a_pipeline() {
     );
     assert!(found >= 25, "only {found} bugs diverged in random games");
 }
+
+/// An engine that takes a block of its input for one request (`dd` reads
+/// whatever is in the pipe at once) answers a group of requests once: the
+/// next answer never comes, and the timeout says why, with the code a
+/// timeout always has.
+#[cfg(unix)]
+#[test]
+fn an_engine_reading_blocks_times_out_with_a_word_on_the_pipeline() {
+    let script = format!(
+        r#"while true; do
+            block=$(dd bs=65536 count=1 2>/dev/null)
+            case "$block" in
+                '') exit 0 ;;
+                *'"hello"'*) echo '{{"type":"hello","protocol":2,"name":"blocks","version":"1"}}' ;;
+                *'"quit"'*) exit 0 ;;
+                *) echo '{EVERY_PIT}' ;;
+            esac
+        done"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.json");
+    let value = serde_json::json!({
+        "format": "kpe-engine", "version": 1, "command": ["sh", "-c", script],
+        "timeouts": {"start_ms": 10000, "request_ms": 300},
+    });
+    std::fs::write(&path, value.to_string()).unwrap();
+    let manifest = Manifest::load(&path).unwrap();
+    let mut engine = Engine::new(
+        manifest.launch(dir.path()),
+        manifest.timeouts,
+        Profile::DEFAULT,
+    )
+    .with_pipeline(8);
+    let at = positions();
+    engine.expect(at.iter().map(|&p| Question::Legal(p)));
+    assert!(engine.ask(&Question::Legal(at[0])).is_ok());
+    let failure = engine.ask(&Question::Legal(at[1])).map(|_| ()).unwrap_err();
+    assert_eq!(failure.code, "timeout");
+    let message = failure.kind.to_string();
+    assert!(message.contains("no answer within 300 ms"), "{message}");
+    assert!(message.contains("`pipeline`"), "{message}");
+    // One request at a time, the same engine answers every request.
+    let mut engine = Engine::new(
+        manifest.launch(dir.path()),
+        manifest.timeouts,
+        Profile::DEFAULT,
+    );
+    for &p in &at {
+        assert!(engine.ask(&Question::Legal(p)).is_ok());
+    }
+    engine.quit().unwrap();
+}

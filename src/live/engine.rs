@@ -72,6 +72,10 @@ pub enum FailureKind {
     /// The process itself: could not start, timed out, exited, crashed,
     /// printed a gigantic or non-UTF-8 line, flooded stderr.
     Process(ProcessError),
+    /// No answer in time to a request written ahead of its turn, behind
+    /// other unanswered ones (spec/PROTOCOL.md, "Pipelining"): what an
+    /// engine that takes a block of input for one request does.
+    AheadTimeout(ProcessError),
     /// A line that is not a valid protocol reply.
     Garbage {
         /// The line (cut to 200 characters).
@@ -111,7 +115,7 @@ impl FailureKind {
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
-            FailureKind::Process(e) => match e {
+            FailureKind::Process(e) | FailureKind::AheadTimeout(e) => match e {
                 ProcessError::Spawn { .. } => "spawn",
                 ProcessError::Timeout { .. } => "timeout",
                 ProcessError::WriteTimeout { .. } => "write-timeout",
@@ -138,6 +142,12 @@ impl fmt::Display for FailureKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FailureKind::Process(e) => e.fmt(f),
+            FailureKind::AheadTimeout(e) => write!(
+                f,
+                "{e}, to a request written before the ones ahead of it were answered: an engine \
+                 that takes a block of its input for one request cannot be given a `pipeline` \
+                 above 1 (spec/PROTOCOL.md, \"Pipelining\")"
+            ),
             FailureKind::Garbage { line, error } => {
                 write!(
                     f,

@@ -5,6 +5,7 @@
 
 use super::{Engine, Failure, FailureKind};
 use crate::judge::Question;
+use crate::live::process::ProcessError;
 use crate::live::quick_write::{push_request, request_line};
 use crate::protocol::{Reply, Request};
 
@@ -29,7 +30,13 @@ impl Engine {
             let process = self.process.as_mut().expect("checked above");
             let received = process.recv(timeout);
             self.wait += asked.elapsed();
-            let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
+            let text = received.map_err(|e| {
+                let kind = match e {
+                    ProcessError::Timeout { .. } => FailureKind::AheadTimeout(e),
+                    e => FailureKind::Process(e),
+                };
+                self.fail(kind, Some(request))
+            })?;
             return self.judge_line(request, text);
         }
         self.settle();
