@@ -75,8 +75,9 @@ fn a_pipeline_changes_no_verdict_of_an_engine_that_answers_in_turn() {
                 // Requests the games did not need (after a divergence) are
                 // written all the same. With two workers the count moves
                 // from run to run at any pipeline (by some 110 requests for
-                // capture-own-row, the units staying the same), so it is
-                // compared with one.
+                // capture-own-row): a worker may run a unit that a stopping
+                // rule, applied again in plan order, then reports as not
+                // run (src/live/schedule.rs). So it is compared with one.
                 assert!(
                     jobs > 1 || asked_ahead >= asked_one,
                     "{args:?}, pipeline {depth}: {asked_ahead} < {asked_one}"
