@@ -98,15 +98,19 @@ impl Engine {
     }
 
     /// Puts the calling thread on its own core when `alone` (a pipeline:
-    /// the engine answers while it judges), else beside the engine (one
-    /// request at a time: a turn is then a switch on one core, not a
-    /// core's wake-up), when the engine has a core of its own.
+    /// the engine answers while it judges, and a wait for an answer spins
+    /// a little before it sleeps), else beside the engine (one request at
+    /// a time: a turn is then a switch on one core, not a core's wake-up),
+    /// when the engine has a core of its own.
     pub(super) fn place(&mut self, alone: bool) {
         if let Some((engine, worker)) = self.apart
             && self.alone != alone
         {
             let _ = crate::live::pin::pin_current_thread(if alone { worker } else { engine });
             self.alone = alone;
+            if let Some(process) = self.process.as_mut() {
+                process.set_spin(alone);
+            }
         }
     }
 
