@@ -71,12 +71,16 @@
 //! 1.14); pipeline 16 at `--jobs 2`, kpe-check 1.08 us against 1.21 (ratio
 //! 0.89); at `--jobs 1`, 1.94 against 1.70 (ratio 1.14: on two cores each
 //! side's waits wake a core, which kpe-check pays for the wall time it
-//! buys). System calls (`strace -ff`, 100 games): kpe-check 0.90 a request
+//! buys). Then, with kpe-check's wait there yielding and reading a few
+//! times before it sleeps (src/live/process/lines.rs, load 1.7): 1.37
+//! against 1.09 (ratio 1.26, both sides lower; `--jobs 2` 1.09 against
+//! 1.31, 0.83). System calls (`strace -ff`, 100 games): kpe-check 0.90 a request
 //! at `--jobs 2` and 0.98 at `--jobs 1`, the engine 1.16. 1,000 games
 //! (`KPE_CHECK_SEED=1 KPE_CHECK_GAMES=1000 KPE_CHECK_PERFT_DEPTH=0
 //! kpe-check examples/engines/kpe-release.json`, which sets `pipeline`:
 //! 16), medians of 7 interleaved runs: 0.57 s at `--jobs 1` against 0.40 s
-//! at `--jobs 2` (1.43x; one request at a time, 2.1 s and 1.05 s). A
+//! at `--jobs 2` (1.43x; one request at a time, 2.1 s and 1.05 s), and
+//! 0.51 s (0.50 to 0.52) against 0.39 s (1.31x) once the wait spins. A
 //! pipeline of 64 makes `--jobs 2` faster (0.33 s) but not `--jobs 1`
 //! (0.57 s).
 //!
