@@ -143,14 +143,21 @@ fn sh_engine(dir: &Path, answer: &str, stop: u32, pipeline: u32) -> Engine {
             esac
         done"#
     );
+    sh_script(dir, &script, 5000).with_pipeline(pipeline)
+}
+
+/// A session with `sh -c script`, through a manifest written into `dir`
+/// with a request timeout of `request_ms`, one request at a time.
+#[cfg(unix)]
+fn sh_script(dir: &Path, script: &str, request_ms: u64) -> Engine {
     let path = dir.join("engine.json");
     let value = serde_json::json!({
         "format": "kpe-engine", "version": 1, "command": ["sh", "-c", script],
-        "timeouts": {"start_ms": 10000, "request_ms": 5000},
+        "timeouts": {"start_ms": 10000, "request_ms": request_ms},
     });
     std::fs::write(&path, value.to_string()).unwrap();
     let manifest = Manifest::load(&path).unwrap();
-    Engine::new(manifest.launch(dir), manifest.timeouts, Profile::DEFAULT).with_pipeline(pipeline)
+    Engine::new(manifest.launch(dir), manifest.timeouts, Profile::DEFAULT)
 }
 
 /// The answer of the `sh` engines below to every request: every pit of
@@ -394,19 +401,7 @@ fn an_engine_reading_blocks_times_out_with_a_word_on_the_pipeline() {
         done"#
     );
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("engine.json");
-    let value = serde_json::json!({
-        "format": "kpe-engine", "version": 1, "command": ["sh", "-c", script],
-        "timeouts": {"start_ms": 10000, "request_ms": 300},
-    });
-    std::fs::write(&path, value.to_string()).unwrap();
-    let manifest = Manifest::load(&path).unwrap();
-    let mut engine = Engine::new(
-        manifest.launch(dir.path()),
-        manifest.timeouts,
-        Profile::DEFAULT,
-    )
-    .with_pipeline(8);
+    let mut engine = sh_script(dir.path(), &script, 300).with_pipeline(8);
     let at = positions();
     engine.expect(at.iter().map(|&p| Question::Legal(p)));
     assert!(engine.ask(&Question::Legal(at[0])).is_ok());
@@ -416,11 +411,7 @@ fn an_engine_reading_blocks_times_out_with_a_word_on_the_pipeline() {
     assert!(message.contains("no answer within 300 ms"), "{message}");
     assert!(message.contains("`pipeline`"), "{message}");
     // One request at a time, the same engine answers every request.
-    let mut engine = Engine::new(
-        manifest.launch(dir.path()),
-        manifest.timeouts,
-        Profile::DEFAULT,
-    );
+    let mut engine = sh_script(dir.path(), &script, 300);
     for &p in &at {
         assert!(engine.ask(&Question::Legal(p)).is_ok());
     }
