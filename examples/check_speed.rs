@@ -16,6 +16,16 @@
 //! second), and the two ratios issue 11 sets targets for: `jobs 1` over
 //! `parse-only` (at most 1.5) and `jobs 1` over `jobs 2` (at least 1.7).
 //!
+//! Two more passes time the parts of issue 22's other floor, on the
+//! calling thread: `from-slice` (serde_json's `from_slice` into
+//! `IgnoredAny` over the file already in memory) and `rules-only` (the
+//! calls into the reference rules the check makes, `legal_moves` where a
+//! ply claims its legal moves and `play` for every ply, on games read into
+//! memory beforehand). Their sum is what reading the file as JSON and
+//! asking the rules costs before any checking, so it prints that sum over
+//! `from-slice`: while it is above 1.5, `jobs 1` cannot be within 1.5x of
+//! `from-slice` unless the reading beats `from_slice` itself.
+//!
 //! Both `parse-only` and `jobs 1` run on the calling thread alone, so on
 //! Unix it also prints their CPU time (the thread's, `clock_gettime`) and
 //! its ratio, which the CPU the host takes from the machine does not
@@ -36,7 +46,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use kpe::transcript::Transcript;
 use kpe::transcripts::{Options, check_transcript_file_with};
+use kpe::{Position, Profile, legal_moves, play};
+use serde::de::IgnoredAny;
 
 #[path = "../benches/common/discard.rs"]
 mod discard;
@@ -117,9 +130,17 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let (text, games) = match in_memory(path) {
+        Ok(read) => read,
+        Err(e) => {
+            eprintln!("check_speed: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
     let mut times: [Vec<f64>; 3] = Default::default();
-    // CPU time of the calling thread, for the passes run on it alone.
-    let mut cpu: [Vec<f64>; 2] = Default::default();
+    // CPU time of the calling thread, for the passes run on it alone:
+    // `parse-only`, `jobs 1`, `from-slice`, `rules-only`.
+    let mut cpu: [Vec<f64>; 4] = Default::default();
     let mut plies = 0;
     for _ in 0..rounds {
         let (start, start_cpu) = (Instant::now(), thread_cpu());
@@ -153,6 +174,13 @@ fn main() -> ExitCode {
                 cpu_since(start_cpu, &mut cpu[1]);
             }
         }
+        let start_cpu = thread_cpu();
+        let IgnoredAny =
+            std::hint::black_box(serde_json::from_slice(&text)).expect("read once already");
+        cpu_since(start_cpu, &mut cpu[2]);
+        let start_cpu = thread_cpu();
+        std::hint::black_box(rules_only(&games));
+        cpu_since(start_cpu, &mut cpu[3]);
     }
     println!(
         "{}: {bytes} bytes, {plies} plies, {rounds} rounds",
@@ -181,13 +209,47 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The CPU time of `parse-only` and `jobs 1`, fastest and median, and the
-/// ratio of each; nothing where the system does not give it.
-fn print_cpu(cpu: &mut [Vec<f64>; 2]) {
+/// The file's bytes, and its games as the format's types, read once
+/// before the passes time anything.
+fn in_memory(path: &Path) -> Result<(Vec<u8>, Transcript), String> {
+    let text = std::fs::read(path).map_err(|e| e.to_string())?;
+    let games = serde_json::from_slice(&text)
+        .map_err(|e| format!("not a transcript serde can read: {e}"))?;
+    Ok((text, games))
+}
+
+/// The calls into the rules that checking `transcript` makes, with
+/// nothing around them: `legal_moves` where a ply claims its legal moves,
+/// then `play`. The number of legal moves and of moves played, so that
+/// none of the calls can be left out.
+fn rules_only(transcript: &Transcript) -> usize {
+    let profile = transcript.profile.unwrap_or(Profile::DEFAULT);
+    let mut count = 0;
+    for game in &transcript.games {
+        let mut position = game.start.unwrap_or_else(Position::initial);
+        for ply in &game.plies {
+            if ply.legal.is_some() {
+                count += legal_moves(&position, profile).len();
+            }
+            let Ok((next, _)) = play(&position, ply.mv, profile) else {
+                break;
+            };
+            position = next;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// The CPU time of each pass run on the calling thread alone, fastest and
+/// median, and the ratios issue 22 sets its bar by; nothing where the
+/// system does not give it.
+fn print_cpu(cpu: &mut [Vec<f64>; 4]) {
     if cpu.iter().any(Vec::is_empty) {
         return;
     }
-    for (name, times) in ["parse-only", "jobs 1"].iter().zip(cpu.iter_mut()) {
+    let names = ["parse-only", "jobs 1", "from-slice", "rules-only"];
+    for (name, times) in names.iter().zip(cpu.iter_mut()) {
         times.sort_by(f64::total_cmp);
         println!(
             "{name:>10}: CPU fastest {:6.1} ms, median {:6.1} ms",
@@ -195,15 +257,45 @@ fn print_cpu(cpu: &mut [Vec<f64>; 2]) {
             times[times.len() / 2] * 1e3,
         );
     }
-    let [parse, jobs1] = cpu;
+    let [parse, jobs1, slice, rules] = cpu;
+    let (fast, median) = (|t: &[f64]| t[0], |t: &[f64]| t[t.len() / 2]);
     println!(
         "CPU jobs 1 / parse-only: fastest {:.2}, median {:.2} (target: at most 1.5)",
-        jobs1[0] / parse[0],
-        jobs1[jobs1.len() / 2] / parse[parse.len() / 2],
+        fast(jobs1) / fast(parse),
+        median(jobs1) / median(parse),
+    );
+    println!(
+        "CPU jobs 1 / from-slice: fastest {:.2}, median {:.2} (target: at most 1.5)",
+        fast(jobs1) / fast(slice),
+        median(jobs1) / median(slice),
+    );
+    println!(
+        "CPU (from-slice + rules-only) / from-slice: fastest {:.2}, median {:.2} \
+         (the least any check reading as fast as from_slice could be)",
+        (fast(slice) + fast(rules)) / fast(slice),
+        (median(slice) + median(rules)) / median(slice),
     );
 }
 
 fn usage() -> ExitCode {
     eprintln!("usage: check_speed FILE [ROUNDS]   (ROUNDS: a positive number, 20 if left out)");
     ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rules-only pass makes every call the check would: the legal
+    /// moves where a ply claims them (4 each at the start) and each move,
+    /// so a pass that skipped either would count less.
+    #[test]
+    fn the_rules_only_pass_plays_every_ply_and_lists_claimed_moves() {
+        let text = r#"{"format": "kpe-transcript", "version": 1,
+            "engine": {"name": "t", "version": "1"}, "games": [{"id": "g", "plies": [
+            {"move": "S1", "after": "0,7,7,7/7,7,7,6 N 0/0 1---/----", "legal": ["S1","S2","S3","S4"]},
+            {"move": "N1", "after": "1,8,8,8/0,8,8,7 S 0/0 1---/1---"}]}]}"#;
+        let transcript: Transcript = serde_json::from_str(text).unwrap();
+        assert_eq!(rules_only(&transcript), 4 + 2);
+    }
 }

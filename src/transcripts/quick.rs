@@ -7,7 +7,10 @@
 // check at `--jobs 1` is 1.38-1.44x the fastest floor any build gave,
 // plain and sorted keys alike (2026-12-04, load 3.5-4.0; README "Speed");
 // against `from_slice` over the file in memory, 2.42-2.47x
-// (`benches/json-crates`, the same day, load 1.4).
+// (`benches/json-crates`, the same day, load 1.4). The rules' own calls
+// (`legal_moves` and `play` a ply) take 0.94x of `from_slice` alone, so
+// the check comes within 1.5x of it only if reading and everything but
+// the rules took 0.56x of `from_slice` (`check_speed`, README "Speed").
 
 //! Reading a game fast when it has the plain shape nearly every transcript
 //! has: strings without escapes, numbers that are small integers, only the
