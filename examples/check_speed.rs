@@ -111,6 +111,18 @@ use cpu::{cpu_since, thread_cpu};
 /// The passes, in the order each round runs them.
 const PASSES: [&str; 3] = ["parse-only", "jobs 1", "jobs 2"];
 
+/// Each pass's wall times and the calling thread's CPU times, round by
+/// round.
+#[derive(Default)]
+struct Timings {
+    /// `parse-only`, `jobs 1`, `jobs 2`.
+    wall: [Vec<f64>; 3],
+    /// For the passes run on the calling thread alone: `parse-only`,
+    /// `jobs 1`, `from-slice`, `rules-only`.
+    cpu: [Vec<f64>; 4],
+    plies: u64,
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (path, rounds) = match &args[..] {
@@ -123,71 +135,74 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     let path = Path::new(path);
-    let bytes = match std::fs::metadata(path) {
-        Ok(meta) => meta.len(),
-        Err(e) => {
-            eprintln!("check_speed: {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
-    };
-    let (text, games) = match in_memory(path) {
+    let read = std::fs::metadata(path)
+        .map_err(|e| e.to_string())
+        .and_then(|meta| Ok((meta.len(), in_memory(path)?)));
+    let (bytes, (text, games)) = match read {
         Ok(read) => read,
         Err(e) => {
             eprintln!("check_speed: {}: {e}", path.display());
             return ExitCode::from(2);
         }
     };
-    let mut times: [Vec<f64>; 3] = Default::default();
-    // CPU time of the calling thread, for the passes run on it alone:
-    // `parse-only`, `jobs 1`, `from-slice`, `rules-only`.
-    let mut cpu: [Vec<f64>; 4] = Default::default();
-    let mut plies = 0;
+    let mut timings = Timings::default();
     for _ in 0..rounds {
-        let (start, start_cpu) = (Instant::now(), thread_cpu());
-        if let Err(e) = parse_only::parse_only(path) {
-            eprintln!(
-                "check_speed: {}: not JSON serde can read: {e}",
-                path.display()
-            );
-            return ExitCode::from(2);
+        if let Err((message, code)) = round(path, &text, &games, &mut timings) {
+            eprintln!("check_speed: {}: {message}", path.display());
+            return ExitCode::from(code);
         }
-        times[0].push(start.elapsed().as_secs_f64());
-        cpu_since(start_cpu, &mut cpu[0]);
-        for jobs in [1, 2] {
-            let (start, start_cpu) = (Instant::now(), thread_cpu());
-            match check_transcript_file_with(path, &Options::jobs(jobs), &mut Discard) {
-                Ok(summary) if summary.conforms() => plies = summary.plies,
-                Ok(_) => {
-                    eprintln!(
-                        "check_speed: {}: the transcript does not conform; time one that does",
-                        path.display()
-                    );
-                    return ExitCode::from(1);
-                }
-                Err(e) => {
-                    eprintln!("check_speed: {}: {e}", path.display());
-                    return ExitCode::from(2);
-                }
-            }
-            times[jobs].push(start.elapsed().as_secs_f64());
-            if jobs == 1 {
-                cpu_since(start_cpu, &mut cpu[1]);
-            }
-        }
-        let start_cpu = thread_cpu();
-        let IgnoredAny =
-            std::hint::black_box(serde_json::from_slice(&text)).expect("read once already");
-        cpu_since(start_cpu, &mut cpu[2]);
-        let start_cpu = thread_cpu();
-        std::hint::black_box(rules_only(&games));
-        cpu_since(start_cpu, &mut cpu[3]);
     }
     println!(
-        "{}: {bytes} bytes, {plies} plies, {rounds} rounds",
-        path.display()
+        "{}: {bytes} bytes, {} plies, {rounds} rounds",
+        path.display(),
+        timings.plies
     );
+    print_wall(&mut timings.wall, timings.plies, bytes);
+    print_cpu(&mut timings.cpu);
+    ExitCode::SUCCESS
+}
+
+/// One round of every pass; what went wrong and the exit code to give.
+fn round(
+    path: &Path,
+    text: &[u8],
+    games: &Transcript,
+    timings: &mut Timings,
+) -> Result<(), (String, u8)> {
+    let Timings { wall, cpu, plies } = timings;
+    let (start, start_cpu) = (Instant::now(), thread_cpu());
+    parse_only::parse_only(path).map_err(|e| (format!("not JSON serde can read: {e}"), 2))?;
+    wall[0].push(start.elapsed().as_secs_f64());
+    cpu_since(start_cpu, &mut cpu[0]);
+    for jobs in [1, 2] {
+        let (start, start_cpu) = (Instant::now(), thread_cpu());
+        match check_transcript_file_with(path, &Options::jobs(jobs), &mut Discard) {
+            Ok(summary) if summary.conforms() => *plies = summary.plies,
+            Ok(_) => {
+                let why = "the transcript does not conform; time one that does";
+                return Err((why.to_owned(), 1));
+            }
+            Err(e) => return Err((e.to_string(), 2)),
+        }
+        wall[jobs].push(start.elapsed().as_secs_f64());
+        if jobs == 1 {
+            cpu_since(start_cpu, &mut cpu[1]);
+        }
+    }
+    let start_cpu = thread_cpu();
+    let IgnoredAny = std::hint::black_box(serde_json::from_slice(text)).expect("read once already");
+    cpu_since(start_cpu, &mut cpu[2]);
+    let start_cpu = thread_cpu();
+    std::hint::black_box(rules_only(games));
+    cpu_since(start_cpu, &mut cpu[3]);
+    Ok(())
+}
+
+/// Each pass's fastest, first quartile and median wall time, and issue
+/// 11's two ratios.
+fn print_wall(wall: &mut [Vec<f64>; 3], plies: u64, bytes: u64) {
     let mut fastest = [0.0; 3];
-    for ((name, times), fastest) in PASSES.iter().zip(&mut times).zip(&mut fastest) {
+    for ((name, times), fastest) in PASSES.iter().zip(wall).zip(&mut fastest) {
         times.sort_by(f64::total_cmp);
         *fastest = times[0];
         println!(
@@ -205,8 +220,6 @@ fn main() -> ExitCode {
         fastest[1] / fastest[0],
         fastest[1] / fastest[2],
     );
-    print_cpu(&mut cpu);
-    ExitCode::SUCCESS
 }
 
 /// The file's bytes, and its games as the format's types, read once
