@@ -628,6 +628,46 @@ fn kpe_check_refuses_bad_manifests_and_settings_with_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("KPE_CHECK_SEED=soon"));
+    let out = kpe_check()
+        .arg(&good)
+        .env("KPE_CHECK_PIN", "no")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("KPE_CHECK_PIN=no: expected 0") && stderr.contains("or 1"),
+        "{stderr}"
+    );
+}
+
+/// `KPE_CHECK_PIN` reaches the run through [`LiveOptions::unpinned`]: the
+/// library reads no variable of its own.
+#[test]
+fn the_pin_variable_sets_the_unpinned_option() {
+    fn with(value: Option<&'static str>) -> impl Fn(&str) -> Option<std::ffi::OsString> {
+        move |name| {
+            assert!(name.starts_with("KPE_CHECK_"), "{name}");
+            value
+                .filter(|_| name == kpe::live::ENV_PIN)
+                .map(std::ffi::OsString::from)
+        }
+    }
+    let unpinned = |given: bool, value| {
+        LiveOptions {
+            unpinned: given,
+            ..LiveOptions::default()
+        }
+        .or_vars(with(value))
+        .map(|o| o.unpinned)
+    };
+    assert_eq!(unpinned(false, None), Ok(false));
+    assert_eq!(unpinned(false, Some("1")), Ok(false));
+    assert_eq!(unpinned(false, Some("0")), Ok(true));
+    assert_eq!(unpinned(true, None), Ok(true));
+    assert_eq!(unpinned(true, Some("1")), Ok(true));
+    assert!(unpinned(false, Some("")).is_err());
+    assert!(LiveOptions::from_vars(with(Some("0"))).unwrap().unpinned);
 }
 
 /// A suite directory holding one scenario, `flag-suite-first-move`.

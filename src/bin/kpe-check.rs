@@ -266,6 +266,7 @@ impl Cli {
             profiles: self.profiles.clone(),
             starts: self.start.clone(),
             policy,
+            unpinned: false,
         }
         .or_env()
     }

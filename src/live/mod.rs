@@ -39,13 +39,12 @@ pub use manifest::{
     RandomPlan, Timeouts, schema as manifest_schema,
 };
 pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES, MAX_PIPELINE};
-pub use pin::ENV_PIN;
 pub use process::EXIT_GRACE;
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use quick_reply::read_reply;
 pub use repro::{repetition_rules, reproduction, reproduction_in_game};
 pub use run::{
-    ENV_GAMES, ENV_PERFT_DEPTH, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
+    ENV_GAMES, ENV_PERFT_DEPTH, ENV_PIN, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,
     MAX_RETRIES, MAX_SHRINKS, check_engine, check_manifest_file, list_units,
 };
 pub use scenarios::EngineSubject;

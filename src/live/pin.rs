@@ -25,13 +25,10 @@
 //! engine's core while it starts the engine, then back.
 //!
 //! Pinning is on Linux only, and only when the process may use more than
-//! one core (with one there is nothing to choose). [`ENV_PIN`]`=0` turns it
-//! off, for an engine that wants cores of its own (a JVM sizes its heap
-//! and compiler threads by the cores it may use).
-
-/// Environment variable: `0` leaves workers and engines where the
-/// operating system puts them.
-pub const ENV_PIN: &str = "KPE_CHECK_PIN";
+//! one core (with one there is nothing to choose).
+//! [`super::LiveOptions::unpinned`] (`KPE_CHECK_PIN=0`) turns it off, for
+//! an engine that wants cores of its own (a JVM sizes its heap and
+//! compiler threads by the cores it may use).
 
 /// The cores the workers are dealt to, in order (empty when they are not
 /// pinned), and whether each engine has a core of its own.
@@ -39,11 +36,11 @@ pub const ENV_PIN: &str = "KPE_CHECK_PIN";
 pub struct Cores(Vec<usize>, bool);
 
 impl Cores {
-    /// The cores this process may use, when workers are to be pinned: on
-    /// Linux, with more than one core allowed and [`ENV_PIN`] not `0`.
+    /// The cores this process may use, when workers are to be `pinned`:
+    /// on Linux, with more than one core allowed.
     #[must_use]
-    pub fn for_workers() -> Cores {
-        if std::env::var_os(ENV_PIN).is_some_and(|v| v == "0") {
+    pub fn for_workers(pinned: bool) -> Cores {
+        if !pinned {
             return Cores::default();
         }
         Cores::from_allowed(allowed(), current())

@@ -69,6 +69,10 @@ pub struct LiveOptions {
     pub starts: Vec<Position>,
     /// Selection, stopping and known divergences.
     pub policy: Policy,
+    /// Leave workers and engines on whatever cores the operating system
+    /// gives them ([`super::ENV_PIN`]`=0`), instead of pinning each worker
+    /// and its engine (src/live/pin.rs).
+    pub unpinned: bool,
 }
 
 /// Everything a live run found but its units, which went to the sink one
@@ -116,10 +120,14 @@ pub const ENV_GAMES: &str = "KPE_CHECK_GAMES";
 pub const ENV_PERFT_DEPTH: &str = "KPE_CHECK_PERFT_DEPTH";
 /// Environment variable: the conformance suite directory.
 pub const ENV_SUITE: &str = "KPE_CHECK_SUITE";
+/// Environment variable: `0` leaves workers and engines unpinned
+/// ([`LiveOptions::unpinned`]), `1` pins them (the default).
+pub const ENV_PIN: &str = "KPE_CHECK_PIN";
 
 impl LiveOptions {
     /// The options kpe-check takes from its environment ([`ENV_SEED`],
-    /// [`ENV_GAMES`], [`ENV_PERFT_DEPTH`], [`ENV_SUITE`]), with progress on.
+    /// [`ENV_GAMES`], [`ENV_PERFT_DEPTH`], [`ENV_SUITE`], [`ENV_PIN`]),
+    /// with progress on.
     ///
     /// # Errors
     ///
@@ -146,11 +154,13 @@ impl LiveOptions {
     /// These options (from the command line), with each setting left unset
     /// taken from the environment: command-line flags win over
     /// [`ENV_SEED`], [`ENV_GAMES`], [`ENV_PERFT_DEPTH`] and [`ENV_SUITE`].
-    /// A variable whose setting is already given is not read at all.
+    /// A variable whose setting is already given is not read at all;
+    /// [`ENV_PIN`]`=0` unpins options that are pinned.
     ///
     /// # Errors
     ///
-    /// A message naming the variable whose value is not a number.
+    /// A message naming the variable whose value is not a number (or, for
+    /// [`ENV_PIN`], not `0` or `1`).
     pub fn or_env(self) -> Result<LiveOptions, String> {
         self.or_vars(|name| std::env::var_os(name))
     }
@@ -190,11 +200,24 @@ impl LiveOptions {
                 super::manifest::MAX_GAMES
             ));
         }
+        let unpinned = match get(ENV_PIN) {
+            _ if self.unpinned => true,
+            None => false,
+            Some(v) if v == "0" => true,
+            Some(v) if v == "1" => false,
+            Some(v) => {
+                return Err(format!(
+                    "{ENV_PIN}={}: expected 0 (leave workers and engines unpinned) or 1 (pin them)",
+                    v.to_string_lossy()
+                ));
+            }
+        };
         Ok(LiveOptions {
             seed: number(self.seed, ENV_SEED, &get)?,
             games,
             perft_depth: number(self.perft_depth, ENV_PERFT_DEPTH, &get)?,
             suite: self.suite.or_else(|| get(ENV_SUITE).map(PathBuf::from)),
+            unpinned,
             ..self
         })
     }
@@ -598,7 +621,7 @@ fn run_plan(
             tick: &|| progress.tick(),
             interrupted: &interrupted,
             spool,
-            cores: &super::pin::Cores::for_workers().apart(jobs, pipelined),
+            cores: &super::pin::Cores::for_workers(!options.unpinned).apart(jobs, pipelined),
         },
     );
     progress.finish();
