@@ -219,6 +219,44 @@ fn a_repeated_wrong_answer_is_an_answer_after_the_requests_sent_ahead() {
     engine.quit().unwrap();
 }
 
+/// The system calls the workers make are counted for the bench
+/// (`cargo bench --bench live` prints them a request, issue 22): at least a
+/// write and a read each request, one at a time; on Unix only.
+#[test]
+fn the_workers_system_calls_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    for depth in [1, 16] {
+        let options = LiveOptions {
+            seed: Some(3),
+            games: Some(6),
+            perft_depth: Some(1),
+            jobs: Some(1),
+            ..LiveOptions::default()
+        };
+        let mut sink = JsonSink::new(Vec::new());
+        let report = check_engine(
+            &manifest(&[], depth),
+            &dir.path().join("engine.json"),
+            &options,
+            &mut sink,
+        )
+        .unwrap();
+        assert!(report.conforms());
+        let (calls, requests) = (report.time.calls, report.time.requests);
+        if !cfg!(unix) {
+            assert_eq!(calls, None);
+            continue;
+        }
+        let calls = calls.expect("counted on Unix");
+        assert!(requests > 100, "{requests}");
+        if depth == 1 {
+            assert!(calls >= 2 * requests, "{calls} calls, {requests} requests");
+        } else {
+            assert!(calls > 0, "{calls} calls, {requests} requests");
+        }
+    }
+}
+
 #[test]
 fn a_manifest_pipeline_is_one_to_sixty_four() {
     let read = |pipeline: serde_json::Value| {

@@ -232,6 +232,10 @@ pub struct Engine {
     apart: Option<(usize, usize)>,
     /// The calling thread is on its own core, not the engine's.
     alone: bool,
+    /// System calls made talking to processes already ended, and this
+    /// session's own yields and moves between cores; `None` where they
+    /// are not counted ([`EngineProcess::calls`]).
+    calls: Option<u64>,
 }
 
 /// Requests sent before the questions they ask are asked, so that several
@@ -269,6 +273,7 @@ impl Engine {
             quiet_restart: false,
             apart: None,
             alone: false,
+            calls: Some(0).filter(|_| cfg!(unix)),
         }
     }
 
@@ -318,6 +323,7 @@ impl Engine {
             self.ahead.sent.clear();
             if let Some((engine, _)) = self.apart {
                 // Inherited by the engine; a refusal only leaves it here.
+                self.count_call();
                 let _ = super::pin::pin_current_thread(engine);
                 self.alone = false;
             }
@@ -387,6 +393,32 @@ impl Engine {
     #[must_use]
     pub fn requests(&self) -> u64 {
         self.requests
+    }
+
+    /// The system calls made to talk to the engine in all, on Unix: each
+    /// read, write, poll and yield of the requests and replies, and each
+    /// move of the calling thread between cores (not those that start and
+    /// end processes); `None` elsewhere.
+    #[must_use]
+    pub fn calls(&self) -> Option<u64> {
+        let running = self.process.as_ref().map_or(Some(0), EngineProcess::calls);
+        Some(self.calls? + running?)
+    }
+
+    /// Counts a system call of the session's own (a yield, a move between
+    /// cores).
+    fn count_call(&mut self) {
+        if let Some(calls) = self.calls.as_mut() {
+            *calls += 1;
+        }
+    }
+
+    /// Ends the session's process, if any, keeping the count of its
+    /// system calls.
+    fn end_process(&mut self) -> Option<EngineProcess> {
+        let process = self.process.take()?;
+        self.calls = self.calls.zip(process.calls()).map(|(a, b)| a + b);
+        Some(process)
     }
 
     /// The time spent waiting for the engine in all: from writing each
@@ -509,7 +541,7 @@ impl Engine {
     /// exits with a failure status.
     pub fn quit(&mut self) -> Result<(), Failure> {
         self.settle();
-        let Some(mut process) = self.process.take() else {
+        let Some(mut process) = self.end_process() else {
             return Ok(());
         };
         let request = Request::Quit {};
@@ -584,6 +616,7 @@ impl Engine {
                     // (src/live/pin.rs) runs through them before their
                     // answers are read, rather than being woken for each
                     // (on a core of its own, it is running already).
+                    self.calls = self.calls.map(|c| c + 1);
                     std::thread::yield_now();
                 }
                 process.recv(timeout)
@@ -682,8 +715,7 @@ impl Engine {
     fn fail(&mut self, kind: FailureKind, request: Option<&Request>) -> Failure {
         self.ahead.sent.clear();
         let (stderr_tail, stderr_bytes) = self
-            .process
-            .take()
+            .end_process()
             .map(|p| p.stderr_tail())
             .unwrap_or_default();
         Failure {

@@ -193,6 +193,9 @@ pub struct EngineProcess {
     early: bool,
     /// The bytes of the line being sent, kept for the next one.
     out: Vec<u8>,
+    /// System calls made by writers already closed.
+    #[cfg(unix)]
+    closed_calls: u64,
 }
 
 impl EngineProcess {
@@ -258,6 +261,8 @@ impl EngineProcess {
             checked: false,
             early: false,
             out: Vec::new(),
+            #[cfg(unix)]
+            closed_calls: 0,
         })
     }
 
@@ -339,6 +344,23 @@ impl EngineProcess {
         }
     }
 
+    /// The system calls made so far to talk to the engine, on Unix: each
+    /// read, write, poll and yield of its requests and replies (not those
+    /// that start and end the process); `None` elsewhere, where threads
+    /// read and write the pipes.
+    #[must_use]
+    pub fn calls(&self) -> Option<u64> {
+        #[cfg(unix)]
+        {
+            let writing = self.stdin.as_ref().map_or(0, |w| w.calls);
+            Some(self.lines.calls() + self.closed_calls + writing)
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+
     /// Whether a wait for a line yields the core and reads again a few
     /// times before it sleeps: for an engine on another core answering a
     /// pipeline (src/live/engine/ahead.rs), off by default.
@@ -398,6 +420,10 @@ impl EngineProcess {
         timeout: Duration,
     ) -> Result<Option<String>, ProcessError> {
         self.send(quit_line, timeout)?;
+        #[cfg(unix)]
+        {
+            self.closed_calls += self.stdin.as_ref().map_or(0, |w| w.calls);
+        }
         self.stdin = None;
         let deadline = Instant::now() + timeout;
         let mut extra = None;
@@ -600,6 +626,8 @@ struct Writer {
     /// A write was given up on, maybe with part of its line written:
     /// nothing more can be written.
     stuck: bool,
+    /// System calls made: writes, and polls while the pipe is full.
+    calls: u64,
 }
 
 #[cfg(unix)]
@@ -610,6 +638,7 @@ impl Writer {
         Ok(Writer {
             stdin,
             stuck: false,
+            calls: 0,
         })
     }
 
@@ -623,6 +652,7 @@ impl Writer {
         let mut deadline = None;
         let mut rest = bytes;
         while !rest.is_empty() {
+            self.calls += 1;
             match self.stdin.write(rest) {
                 Ok(0) => return Err(WriteError::Io(ErrorKind::WriteZero.into())),
                 Ok(n) => rest = &rest[n..],
@@ -641,6 +671,7 @@ impl Writer {
                         tv_nsec: 0,
                     });
                     let mut fds = [PollFd::new(&self.stdin, PollFlags::OUT)];
+                    self.calls += 1;
                     // Room in the pipe, its reader gone (the next write says
                     // so) or the time up (the next round says so).
                     match poll(&mut fds, Some(&left)) {
@@ -790,6 +821,22 @@ mod tests {
             env: BTreeMap::new(),
         })
         .unwrap()
+    }
+
+    /// The system calls of one exchange, each counted: the read that looks
+    /// for a line out of turn before the request, its write, the poll that
+    /// waits for the reply and the read that takes it (issue 22's bench
+    /// divides these by the requests).
+    #[test]
+    fn each_read_write_and_poll_is_counted() {
+        let mut process = sh("read request; echo one; sleep 30");
+        assert_eq!(process.calls(), Some(0));
+        process.send("go", Duration::from_secs(30)).unwrap();
+        assert_eq!(process.calls(), Some(2), "a read finding nothing, a write");
+        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
+        assert_eq!(process.calls(), Some(4), "a poll, a read");
+        assert_eq!(process.unsolicited().unwrap(), None);
+        assert_eq!(process.calls(), Some(5), "a read finding nothing");
     }
 
     /// Regression: a line written together with a reply was at times taken

@@ -85,6 +85,11 @@ pub struct WorkerTime {
     pub wait: std::time::Duration,
     /// Requests the workers sent (shrinking, after them, is not counted).
     pub requests: u64,
+    /// System calls the workers made to talk to their engines
+    /// ([`Engine::calls`]): on Unix, each read, write, poll and yield of
+    /// the requests and replies and each move between cores; `None`
+    /// elsewhere.
+    pub calls: Option<u64>,
 }
 
 impl WorkerTime {
@@ -191,6 +196,9 @@ impl Worker<'_> {
         state.requests += engine.requests();
         state.time.wait += engine.wait();
         state.time.requests += engine.requests();
+        if let Some(calls) = engine.calls() {
+            state.time.calls = Some(state.time.calls.unwrap_or(0) + calls);
+        }
         if state.info.is_none() {
             state.info = engine.info().cloned();
         }

@@ -92,6 +92,7 @@ impl Engine {
             && process.send_more(&lines, timeout).is_ok()
         {
             // As when a pipeline starts (`exchange_line`).
+            self.count_call();
             std::thread::yield_now();
         }
         self.line = lines;
@@ -106,6 +107,7 @@ impl Engine {
         if let Some((engine, worker)) = self.apart
             && self.alone != alone
         {
+            self.count_call();
             let _ = crate::live::pin::pin_current_thread(if alone { worker } else { engine });
             self.alone = alone;
             if let Some(process) = self.process.as_mut() {
@@ -138,7 +140,7 @@ impl Engine {
         }
         self.wait += asked.elapsed();
         if !came {
-            self.process = None;
+            self.end_process();
             self.quiet_restart = true;
         }
         came

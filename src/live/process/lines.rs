@@ -120,6 +120,8 @@ mod direct {
         /// Waits since spinning last found nothing (0: it found the line
         /// last time): it is tried again every [`PROBE`]th wait.
         spin_missed: u32,
+        /// System calls made to read and wait: reads, polls and yields.
+        calls: u64,
     }
 
     /// The most times a wait yields and reads again before it polls.
@@ -160,6 +162,7 @@ mod direct {
                 since_probe: 0,
                 spin: false,
                 spin_missed: 0,
+                calls: 0,
             };
             Ok((lines, Alarm(raise)))
         }
@@ -255,6 +258,7 @@ mod direct {
         /// Yields and reads, up to [`SPIN`] times: whether anything came.
         fn spun(&mut self) -> bool {
             for _ in 0..SPIN {
+                self.calls += 1;
                 std::thread::yield_now();
                 if self.fill() {
                     self.spin_missed = 0;
@@ -263,6 +267,12 @@ mod direct {
             }
             self.spin_missed = 1;
             false
+        }
+
+        /// The system calls made to read and wait so far: each read, poll
+        /// and yield.
+        pub(in crate::live::process) fn calls(&self) -> u64 {
+            self.calls
         }
 
         /// Whether this wait reads before it polls (see [`Lines::eager`]).
@@ -317,6 +327,7 @@ mod direct {
             // The alarm only while the stderr reader can raise it: once
             // it has ended, the pipe would wake every poll.
             let watched = if self.alarm_open { 2 } else { 1 };
+            self.calls += 1;
             match poll(&mut fds[..watched], Some(&left)) {
                 Ok(_) if fds[1].revents().contains(PollFlags::IN) => {
                     return Some(Event::StderrFlood);
@@ -365,6 +376,7 @@ mod direct {
                 return false;
             }
             let read = loop {
+                self.calls += 1;
                 match self.stdout.read(&mut self.chunk) {
                     Err(e) if e.kind() == ErrorKind::Interrupted => {}
                     read => break read,
