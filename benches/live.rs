@@ -201,27 +201,7 @@ fn random_games(c: &mut Criterion) {
         "every question was in the table"
     );
     print_times(&kpe, &tabled);
-    // With a pipeline: at `--jobs 2` each engine shares its worker's core
-    // (the default on 2 cores); at `--jobs 1` on 2 cores it has a core of
-    // its own, and kpe-check spends the other core's time on wake-ups to
-    // answer sooner (src/live/pin.rs).
-    // Ten times the games: a request costs a third as much, and the CPU
-    // times still come in ticks of 10 ms.
-    let ahead = pipelined(&[], PIPELINE);
-    for (jobs, placed) in [(2, "beside its worker"), (1, "on a core of its own")] {
-        let options = LiveOptions {
-            jobs: Some(jobs),
-            games: Some(10 * cpu_games()),
-            ..options.clone()
-        };
-        let runs: Vec<Timed> = (0..3)
-            .map(|_| timed(|| check(&ahead, &options).0.time))
-            .collect();
-        print_cpu(
-            &format!("pipeline {PIPELINE}, --jobs {jobs}, each engine {placed}"),
-            &runs,
-        );
-    }
+    print_pipelined(&options);
     let options = LiveOptions {
         games: Some(GAMES),
         ..options
@@ -261,6 +241,33 @@ fn random_games(c: &mut Criterion) {
         b.iter(|| check(&from_table, &options).1)
     });
     group.finish();
+}
+
+/// Runs `kpe engine` with a pipeline, three times at `--jobs 2` and three
+/// at `--jobs 1`, with `options` otherwise, and prints both sides' CPU a
+/// request for each.
+fn print_pipelined(options: &LiveOptions) {
+    // With a pipeline: at `--jobs 2` each engine shares its worker's core
+    // (the default on 2 cores); at `--jobs 1` on 2 cores it has a core of
+    // its own, and kpe-check spends the other core's time on wake-ups to
+    // answer sooner (src/live/pin.rs).
+    // Ten times the games: a request costs a third as much, and the CPU
+    // times still come in ticks of 10 ms.
+    let ahead = pipelined(&[], PIPELINE);
+    for (jobs, placed) in [(2, "beside its worker"), (1, "on a core of its own")] {
+        let options = LiveOptions {
+            jobs: Some(jobs),
+            games: Some(10 * cpu_games()),
+            ..options.clone()
+        };
+        let runs: Vec<Timed> = (0..3)
+            .map(|_| timed(|| check(&ahead, &options).0.time))
+            .collect();
+        print_cpu(
+            &format!("pipeline {PIPELINE}, --jobs {jobs}, each engine {placed}"),
+            &runs,
+        );
+    }
 }
 
 /// CPU time of one side, in seconds: in user space and in the kernel.
