@@ -342,6 +342,11 @@ fn per_request(time: &WorkerTime) -> (f64, f64) {
     (us(time.busy.saturating_sub(time.wait)), us(time.wait))
 }
 
+/// kpe-check's system calls a request, where they are counted.
+fn calls_per_request(time: &WorkerTime) -> Option<f64> {
+    Some(time.calls? as f64 / time.requests.max(1) as f64)
+}
+
 /// The median of `values`.
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -362,12 +367,8 @@ fn print_times(kpe: &[Timed], tabled: &[Timed]) {
                     "; CPU a request: {own:.1} us kpe-check's threads ({own_user:.1} user, {own_system:.1} system), {engine:.1} us the engine's ({engine_user:.1} user, {engine_system:.1} system)",
                 )
             });
-            let calls = time.calls.map_or(String::new(), |calls| {
-                format!(
-                    ", {:.2} system calls",
-                    calls as f64 / time.requests.max(1) as f64
-                )
-            });
+            let calls = calls_per_request(time)
+                .map_or(String::new(), |calls| format!(", {calls:.2} system calls"));
             eprintln!(
                 "{engine}, --jobs 1: {} requests in {:.3} s of worker time, {:.3} s waiting for the engine: kpe-check's own share {:.1}%, {:.0} requests a second; a request: {own:.1} us kpe-check's own, {wait:.1} us waiting{calls}{cpu}",
                 time.requests,
@@ -410,7 +411,7 @@ fn print_cpu(how: &str, kpe: &[Timed]) {
         .collect();
     let calls: Vec<f64> = kpe
         .iter()
-        .filter_map(|(time, _)| Some(time.calls? as f64 / time.requests.max(1) as f64))
+        .filter_map(|(time, _)| calls_per_request(time))
         .collect();
     let calls = if calls.is_empty() {
         String::new()

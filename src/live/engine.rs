@@ -233,9 +233,9 @@ pub struct Engine {
     /// The calling thread is on its own core, not the engine's.
     alone: bool,
     /// System calls made talking to processes already ended, and this
-    /// session's own yields and moves between cores; `None` where they
-    /// are not counted ([`EngineProcess::calls`]).
-    calls: Option<u64>,
+    /// session's own yields and moves between cores (counted on Unix
+    /// only: [`EngineProcess::calls`]).
+    calls: u64,
 }
 
 /// Requests sent before the questions they ask are asked, so that several
@@ -273,7 +273,7 @@ impl Engine {
             quiet_restart: false,
             apart: None,
             alone: false,
-            calls: Some(0).filter(|_| cfg!(unix)),
+            calls: 0,
         }
     }
 
@@ -323,7 +323,7 @@ impl Engine {
             self.ahead.sent.clear();
             if let Some((engine, _)) = self.apart {
                 // Inherited by the engine; a refusal only leaves it here.
-                self.count_call();
+                self.calls += 1;
                 let _ = super::pin::pin_current_thread(engine);
                 self.alone = false;
             }
@@ -401,23 +401,15 @@ impl Engine {
     /// end processes); `None` elsewhere.
     #[must_use]
     pub fn calls(&self) -> Option<u64> {
-        let running = self.process.as_ref().map_or(Some(0), EngineProcess::calls);
-        Some(self.calls? + running?)
-    }
-
-    /// Counts a system call of the session's own (a yield, a move between
-    /// cores).
-    fn count_call(&mut self) {
-        if let Some(calls) = self.calls.as_mut() {
-            *calls += 1;
-        }
+        let running = self.process.as_ref().and_then(EngineProcess::calls);
+        cfg!(unix).then(|| self.calls + running.unwrap_or(0))
     }
 
     /// Ends the session's process, if any, keeping the count of its
     /// system calls.
     fn end_process(&mut self) -> Option<EngineProcess> {
         let process = self.process.take()?;
-        self.calls = self.calls.zip(process.calls()).map(|(a, b)| a + b);
+        self.calls += process.calls().unwrap_or(0);
         Some(process)
     }
 
@@ -616,7 +608,7 @@ impl Engine {
                     // (src/live/pin.rs) runs through them before their
                     // answers are read, rather than being woken for each
                     // (on a core of its own, it is running already).
-                    self.calls = self.calls.map(|c| c + 1);
+                    self.calls += 1;
                     std::thread::yield_now();
                 }
                 process.recv(timeout)

@@ -200,18 +200,18 @@ impl LiveOptions {
                 super::manifest::MAX_GAMES
             ));
         }
-        let unpinned = match get(ENV_PIN) {
-            _ if self.unpinned => true,
-            None => false,
-            Some(v) if v == "0" => true,
-            Some(v) if v == "1" => false,
-            Some(v) => {
-                return Err(format!(
-                    "{ENV_PIN}={}: expected 0 (leave workers and engines unpinned) or 1 (pin them)",
-                    v.to_string_lossy()
-                ));
-            }
-        };
+        let unpinned = self.unpinned
+            || match get(ENV_PIN) {
+                None => false,
+                Some(v) if v == "0" => true,
+                Some(v) if v == "1" => false,
+                Some(v) => {
+                    return Err(format!(
+                        "{ENV_PIN}={}: expected 0 (leave workers and engines unpinned) or 1 (pin them)",
+                        v.to_string_lossy()
+                    ));
+                }
+            };
         Ok(LiveOptions {
             seed: number(self.seed, ENV_SEED, &get)?,
             games,

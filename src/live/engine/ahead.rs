@@ -92,7 +92,7 @@ impl Engine {
             && process.send_more(&lines, timeout).is_ok()
         {
             // As when a pipeline starts (`exchange_line`).
-            self.count_call();
+            self.calls += 1;
             std::thread::yield_now();
         }
         self.line = lines;
@@ -107,7 +107,7 @@ impl Engine {
         if let Some((engine, worker)) = self.apart
             && self.alone != alone
         {
-            self.count_call();
+            self.calls += 1;
             let _ = crate::live::pin::pin_current_thread(if alone { worker } else { engine });
             self.alone = alone;
             if let Some(process) = self.process.as_mut() {
