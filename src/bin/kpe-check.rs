@@ -338,6 +338,14 @@ fn main() -> ExitCode {
     {
         return fail(&kpe::live::interrupt::run_guard(&args[2..]));
     }
+    // kpe-check run as the watch of its engines' process groups: kill
+    // them when the checker dies.
+    if args
+        .get(1)
+        .is_some_and(|a| a == kpe::live::interrupt::WATCH_ARG)
+    {
+        return ExitCode::from(kpe::live::interrupt::run_watch());
+    }
     if let Ok(exe) = std::env::current_exe() {
         kpe::live::interrupt::guard_engines_with(exe);
     }
@@ -348,6 +356,7 @@ fn main() -> ExitCode {
     }
     let merging = matches!(cli.command, Some(Command::Merge { .. }));
     let code = run(cli);
+    kpe::live::interrupt::release_watch();
     match kpe::live::interrupt::interrupted() {
         Some(signal) => {
             let what = if merging {

@@ -572,11 +572,11 @@ impl Drop for EngineProcess {
 
 /// The command that starts `launch`: through the guard, when kpe-check
 /// set one up (it makes the engine die with the checker; a program that is
-/// not there is started directly, so that its error is the operating
-/// system's), with piped streams and, on Unix, in a process group of its
-/// own.
+/// not there, as a path or on `PATH`, is started directly, so that its
+/// error is the operating system's), with piped streams and, on Unix, in a
+/// process group of its own.
 fn command(launch: &Launch) -> Command {
-    let guarded = interrupt::guard().filter(|_| launch.program.is_file());
+    let guarded = interrupt::guard().filter(|_| found(launch));
     let mut command = match &guarded {
         Some((exe, first)) => {
             let mut c = Command::new(exe);
@@ -600,6 +600,21 @@ fn command(launch: &Launch) -> Command {
         command.process_group(0);
     }
     command
+}
+
+/// Whether `launch`'s program is a file: as a path, or when it is a bare
+/// name, in a folder of the `PATH` it is started with (its own `env`'s,
+/// else the checker's; a relative folder is taken from its working
+/// directory), as `exec` looks it up.
+fn found(launch: &Launch) -> bool {
+    if launch.program.components().count() != 1 || launch.program.is_absolute() {
+        return launch.program.is_file();
+    }
+    let path = match launch.env.get("PATH") {
+        Some(path) => std::ffi::OsString::from(path),
+        None => std::env::var_os("PATH").unwrap_or_default(),
+    };
+    std::env::split_paths(&path).any(|dir| launch.cwd.join(dir).join(&launch.program).is_file())
 }
 
 /// Kills the child and everything in its process group, reaps it, and
@@ -821,6 +836,36 @@ mod tests {
             env: BTreeMap::new(),
         })
         .unwrap()
+    }
+
+    /// A bare program name is found on the `PATH` it is started with (its
+    /// own, else the checker's), as `exec` finds it, so that the guard
+    /// (src/live/interrupt.rs) starts it; a name on no folder of it is not.
+    #[test]
+    fn a_bare_name_is_found_on_the_path_it_is_started_with() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("my-engine"), "").unwrap();
+        let launch = |program: &str, path: Option<&str>| Launch {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: dir.path().to_path_buf(),
+            env: path
+                .map(|p| BTreeMap::from([("PATH".to_owned(), p.to_owned())]))
+                .unwrap_or_default(),
+        };
+        let elsewhere = "/nonexistent-kpe-folder";
+        assert!(found(&launch("my-engine", Some(&format!("{elsewhere}:.")))));
+        assert!(!found(&launch("my-engine", Some(elsewhere))));
+        assert!(found(&launch(
+            "my-engine",
+            Some(&dir.path().display().to_string())
+        )));
+        assert!(!found(&launch("no-such-kpe-engine", None)));
+        assert!(found(&launch(
+            &dir.path().join("my-engine").display().to_string(),
+            None
+        )));
+        assert!(!found(&launch("./missing", None)));
     }
 
     /// The system calls of one exchange, each counted: the read that looks
