@@ -44,10 +44,99 @@ pub const PROTOCOL_VERSION: u32 = 2;
 /// The oldest protocol version kpe-check still checks engines by.
 pub const OLDEST_PROTOCOL: u32 = 1;
 
-/// The rules profile by which a `perft` answer of an engine speaking
-/// `protocol` is counted: `profile` itself from version 2 on; under
-/// version 1, `profile` without `end-on-repetition`, since that version's
-/// perft knows no repetition. Every other request means the same in both.
+/// Every protocol version kpe-check speaks, oldest first: the hello's
+/// `versions`.
+#[must_use]
+pub fn spoken() -> Vec<u32> {
+    (OLDEST_PROTOCOL..=PROTOCOL_VERSION).collect()
+}
+
+/// A hello kpe-check sends (spec/PROTOCOL.md, "Versions"): first
+/// [`Offer::Every`]; to an engine that refused it, on a fresh process,
+/// each version's hello as that version published it, newest first
+/// ([`Offer::ladder`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Offer {
+    /// `protocol` the newest version, `versions` every version spoken.
+    Every,
+    /// The hello of this version as it was published: `protocol` the
+    /// version, and no `versions` (which no version's hello had when it
+    /// was published, and which an engine that refuses unknown fields, as
+    /// versions 1 and 2 asked, answers with `error`).
+    AsPublished(u32),
+}
+
+impl Offer {
+    /// The hellos in the order they are tried: [`Offer::Every`], then each
+    /// version's as published, from [`PROTOCOL_VERSION`] down to
+    /// [`OLDEST_PROTOCOL`].
+    #[must_use]
+    pub fn ladder() -> Vec<Offer> {
+        std::iter::once(Offer::Every)
+            .chain(
+                (OLDEST_PROTOCOL..=PROTOCOL_VERSION)
+                    .rev()
+                    .map(Offer::AsPublished),
+            )
+            .collect()
+    }
+
+    /// The hello request for `profile`.
+    #[must_use]
+    pub fn hello(self, profile: Profile) -> Request {
+        match self {
+            Offer::Every => Request::Hello {
+                protocol: PROTOCOL_VERSION,
+                versions: spoken(),
+                profile,
+            },
+            Offer::AsPublished(version) => Request::Hello {
+                protocol: version,
+                versions: Vec::new(),
+                profile,
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Offer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Offer::Every => {
+                let all: Vec<String> = spoken().iter().map(u32::to_string).collect();
+                write!(f, "the hello offering versions {}", all.join(", "))
+            }
+            Offer::AsPublished(v) => write!(f, "version {v}'s hello as published"),
+        }
+    }
+}
+
+/// The rules profiles under which a `perft` answer of an engine speaking
+/// `protocol` is right, the first being the one its divergences are
+/// reported by. From version 2 on, `profile` alone. Version 1's text said,
+/// as first published (2026-11-30), that an engine claiming
+/// `end-on-repetition` answers every request as one that does not; from
+/// 2026-12-01 it said that under `end-on-repetition` a repetition along a
+/// sequence ends the game there; version 2 then took that meaning, and
+/// version 1 was restated as the first. Both were version 1 as published,
+/// so an engine of version 1 may count either way: `profile` without
+/// `end-on-repetition`, and `profile` itself.
+#[must_use]
+pub fn perft_profiles(protocol: u32, profile: Profile) -> Vec<Profile> {
+    let first = perft_profile(protocol, profile);
+    if first == profile {
+        vec![profile]
+    } else {
+        vec![first, profile]
+    }
+}
+
+/// The rules profile by which `kpe engine --protocol N` counts `perft`:
+/// `profile` itself from version 2 on; under version 1, `profile` without
+/// `end-on-repetition`, as version 1's text first said (the first of
+/// [`perft_profiles`], by which kpe-check reports a version 1 count that
+/// is neither). Every other request means the same in both.
 #[must_use]
 pub fn perft_profile(protocol: u32, profile: Profile) -> Profile {
     if protocol < 2 {
@@ -64,8 +153,15 @@ pub enum Request {
     /// The first request: says which protocol version and rules profile the
     /// checker expects. The engine answers [`Reply::Hello`].
     Hello {
-        /// The newest version the checker speaks ([`PROTOCOL_VERSION`]).
+        /// The newest version the checker speaks ([`PROTOCOL_VERSION`]),
+        /// or, in a hello sent as an older version published it
+        /// ([`Offer::AsPublished`]), that version.
         protocol: u32,
+        /// Every version the checker speaks, oldest first ([`spoken`]):
+        /// the engine answers with one of them. Absent from a hello sent
+        /// as a version published it; an engine may ignore it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        versions: Vec<u32>,
         /// The rules profile the engine's manifest claims. An engine that
         /// implements a single reading may ignore it.
         profile: Profile,
@@ -321,6 +417,44 @@ mod tests {
             serde_json::from_str(r#"{"type":"hello","protocol":1,"name":"a","version":"1"}"#)
                 .unwrap();
         assert!(matches!(hello, Reply::Hello { perft: false, .. }));
+    }
+
+    /// Issue 42: the hellos kpe-check tries, in order: every version
+    /// offered, then each version's as published, byte for byte.
+    #[test]
+    fn the_hellos_offer_every_version_then_each_as_published() {
+        let profile = Profile::DEFAULT;
+        let lines: Vec<String> = Offer::ladder()
+            .iter()
+            .map(|o| serde_json::to_string(&o.hello(profile)).unwrap())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                format!(
+                    r#"{{"type":"hello","protocol":2,"versions":[1,2],"profile":"{profile}"}}"#
+                ),
+                format!(r#"{{"type":"hello","protocol":2,"profile":"{profile}"}}"#),
+                format!(r#"{{"type":"hello","protocol":1,"profile":"{profile}"}}"#),
+            ]
+        );
+        // A hello without `versions` reads back as one with none.
+        let read: Request = serde_json::from_str(&lines[2]).unwrap();
+        assert_eq!(read, Offer::AsPublished(1).hello(profile));
+    }
+
+    /// Issue 42: version 1's perft under `end-on-repetition` is right
+    /// without the repetition rule (first) or with it; elsewhere, and from
+    /// version 2 on, one profile.
+    #[test]
+    fn version_1_perft_is_right_either_way_under_end_on_repetition() {
+        use crate::profile::Switch::EndOnRepetition;
+        let with = Profile::DEFAULT.set(EndOnRepetition, true);
+        let without = with.set(EndOnRepetition, false);
+        assert_eq!(perft_profiles(1, with), [without, with]);
+        assert_eq!(perft_profiles(2, with), [with]);
+        assert_eq!(perft_profiles(1, without), [without]);
+        assert_eq!(perft_profiles(2, without), [without]);
     }
 
     #[test]

@@ -21,7 +21,13 @@
 //! - `protocol-v1/`: requests of protocol 1 and the reference engine's
 //!   replies. A `perft` request under `end-on-repetition` is left out: its
 //!   meaning changed without a new protocol version (CHANGELOG.md, "Known
-//!   format changes made without a version").
+//!   format changes made without a version"). Beside them, manifests of
+//!   engines written to protocol 1 (`kpe engine --protocol 1`), with their
+//!   verdicts: one that refuses a hello of any other version
+//!   (`refuses-2`), one that counts perft under `end-on-repetition` with
+//!   the repetition rule and one without (protocol 1's text allowed both),
+//!   these two on `protocol-v1/suite/`, whose perft table tells the counts
+//!   apart.
 //!
 //! Profiles are written relative to the authority's default (spec/RULES.md,
 //! "Readings"), and these files were written when the default was the
@@ -206,6 +212,133 @@ fn transcripts_of_version_1_keep_their_verdicts() {
 fn manifests_of_version_1_keep_their_settings_and_verdicts() {
     check_golden("manifest-v1/every-field.json");
     check_golden("manifest-v1/bug.json");
+}
+
+/// Regression (issue 42): an engine written to protocol 1 that answers a
+/// hello of `"protocol": 2` with `error` could not start (ERRORED), and
+/// one that counted perft with the repetition rule, as protocol 1's text
+/// said for a while, got `expected 138, counted 132`. Both conform, and
+/// so does one that counts without it, as the text first said; each is
+/// checked by version 1 (`settings.protocol`).
+#[test]
+fn engines_of_protocol_1_conform_by_its_meaning() {
+    check_golden("protocol-v1/refuses-2.json");
+    check_golden("protocol-v1/perft-with-repetition.json");
+    check_golden("protocol-v1/perft-without-repetition.json");
+}
+
+/// The golden run of `protocol-v1/` with another engine command; its exit
+/// code and report.
+fn protocol_1_run(command: &[&str], args: &[&str]) -> (i32, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut manifest = in_todays_frame(&read_json(&golden(
+        "protocol-v1/perft-without-repetition.json",
+    )));
+    manifest["command"] = json!(command);
+    let path = dir.path().join("engine.json");
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let mut all: Vec<&str> = vec!["--suite", "tests/golden/protocol-v1/suite"];
+    all.extend(args);
+    let path = path.display().to_string();
+    all.push(&path);
+    kpe_check(&all)
+}
+
+/// The table of `protocol-v1/suite` tells the two counts apart: an
+/// engine that says version 2 and counts without the repetition rule
+/// diverges at depth 9 (132 expected, 138 counted), and a version 1 engine
+/// whose count is by neither meaning is still caught.
+#[test]
+fn a_perft_count_by_neither_meaning_diverges() {
+    let (code, report) = protocol_1_run(
+        &["kpe", "engine", "--fault", "perft-without-repetition"],
+        &["--only", "perft/chase-*"],
+    );
+    assert_eq!(code, 1, "{report}");
+    let diverging: Vec<&str> = report["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["verdict"] == "diverges")
+        .map(|u| u["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(diverging, ["perft/chase-endgame-end-on-repetition/9"]);
+    assert!(
+        report
+            .to_string()
+            .contains("expected 132, the engine counted 138"),
+        "{report}"
+    );
+    // Version 1, playing another reading (end-when-unfeedable, which
+    // changes the table's tree at depth 6): its counts are right by
+    // neither of version 1's meanings.
+    let (code, report) = protocol_1_run(
+        &[
+            "kpe",
+            "engine",
+            "--protocol",
+            "1",
+            "--rules",
+            "end-when-unfeedable",
+        ],
+        &["--only", "perft/chase-*"],
+    );
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["run"]["certificate"]["protocol"], 1);
+}
+
+/// kpe-check's hellos to an engine that refuses the newer ones, as the
+/// engine reads them: first every version offered, then, each on a fresh
+/// process, version 2's hello and version 1's as they were published (the
+/// latter as `protocol-v1/requests.jsonl` has it); later starts begin with
+/// the hello the engine took. The report says so in a note.
+#[test]
+fn an_engine_refusing_newer_hellos_gets_each_version_as_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("requests");
+    let script = format!(
+        "tee -a '{}' | kpe engine --protocol 1 --refuse-newer",
+        log.display()
+    );
+    let (code, report) = protocol_1_run(
+        &["sh", "-c", &script],
+        &["--only", "perft/*", "--jobs", "1"],
+    );
+    assert_eq!(code, 0, "{report}");
+    let hellos: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "hello")
+        .collect();
+    let profile = kpe::Profile::read_against("end-on-repetition", RELEASED)
+        .unwrap()
+        .to_string();
+    let mut published: Value = serde_json::from_str(
+        std::fs::read_to_string(golden("protocol-v1/requests.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    published["profile"] = json!(profile);
+    assert_eq!(
+        hellos[..3],
+        [
+            json!({"type": "hello", "protocol": 2, "versions": [1, 2], "profile": profile}),
+            json!({"type": "hello", "protocol": 2, "profile": profile}),
+            published,
+        ]
+    );
+    assert!(hellos[3..].iter().all(|h| h == &hellos[2]), "{hellos:?}");
+    assert_eq!(report["run"]["certificate"]["protocol"], 1);
+    let notes = report["summary"]["notes"].to_string();
+    assert!(
+        notes.contains("the engine refused the hello offering versions 1, 2")
+            && notes.contains("took version 1's hello as published"),
+        "{notes}"
+    );
 }
 
 #[test]

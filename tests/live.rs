@@ -1277,6 +1277,14 @@ fn an_engine_is_checked_by_the_meaning_of_the_protocol_version_it_speaks() {
     assert!(old.conforms(), "{:#?}", divergences(&old));
     assert_eq!(old.run.certificate.protocol, Some(1));
     assert_eq!(old.engine.as_ref().map(|i| i.protocol), Some(1));
+    // So does one counting with the repetition rule, as version 1's text
+    // said from 2026-12-01 (issue 42: it got `expected 138, counted 132`).
+    let also = check_json(
+        &kpe_engine(&["--protocol", "1", "--perft-repetition"], profile, 5000),
+        &options,
+    );
+    assert!(also.conforms(), "{:#?}", divergences(&also));
+    assert_eq!(also.run.certificate.protocol, Some(1));
     // The same counts from an engine that says version 2 are wrong.
     let wrong = check_json(
         &kpe_engine(&["--fault", "perft-without-repetition"], profile, 5000),

@@ -125,6 +125,16 @@ enum Command {
         #[arg(long, value_name = "VERSION",
               value_parser = clap::value_parser!(u32).range(i64::from(kpe::protocol::OLDEST_PROTOCOL)..=i64::from(kpe::protocol::PROTOCOL_VERSION)))]
         protocol: Option<u32>,
+        /// With --protocol: answer `error` to a hello that offers another
+        /// version or has a field that version's hello did not have, as an
+        /// engine that followed protocol 1's text would.
+        #[arg(long, requires = "protocol")]
+        refuse_newer: bool,
+        /// With --protocol 1: count perft under end-on-repetition with the
+        /// repetition rule, as protocol 1's text said from 2026-12-01 (it
+        /// first said without).
+        #[arg(long, requires = "protocol")]
+        perft_repetition: bool,
         /// Also answer `best` requests with a move of perfect play from the
         /// table under DIR (built by `kpe solve`; spec/SOLVE.md).
         #[arg(long)]
@@ -301,6 +311,8 @@ fn main() -> ExitCode {
             announce,
             bug,
             protocol,
+            refuse_newer,
+            perft_repetition,
             perfect,
             dir,
         } => engine(
@@ -310,6 +322,8 @@ fn main() -> ExitCode {
                 announce,
                 bug,
                 protocol,
+                refuse_newer,
+                perft_repetition,
             },
             perfect.then_some(dir.as_path()),
         ),

@@ -13,7 +13,7 @@ use crate::board::Pit;
 use crate::judge::{Answer, Facts, Question, agreement};
 use crate::position::Position;
 use crate::profile::Profile;
-use crate::protocol::{OLDEST_PROTOCOL, PROTOCOL_VERSION, Reply, Request};
+use crate::protocol::{OLDEST_PROTOCOL, Offer, PROTOCOL_VERSION, Reply, Request};
 
 mod ahead;
 
@@ -40,6 +40,26 @@ pub struct EngineInfo {
     pub profiles: Option<Vec<Profile>>,
     /// The protocol version it speaks, by whose meaning it is checked.
     pub protocol: u32,
+    /// The hello it answered (spec/PROTOCOL.md, "Versions").
+    pub took: Offer,
+    /// The hellos it refused before, each with how (`the hello offering
+    /// versions 1, 2: the engine answered with an error: ... (engine-error)`),
+    /// in the order sent; each refusal cost a fresh start.
+    pub refused: Vec<String>,
+}
+
+/// Whether a failure to answer a hello is a refusal of that hello, which
+/// an older one may get past: an `error` reply, an exit or crash, a line
+/// that is not a hello, a closed input. Not a timeout (a slow or hung
+/// engine), nor a start that failed, nor a hello naming a version.
+fn refuses(failure: &Failure) -> bool {
+    matches!(
+        &*failure.kind,
+        FailureKind::EngineError { .. }
+            | FailureKind::Garbage { .. }
+            | FailureKind::WrongReply { .. }
+            | FailureKind::Process(ProcessError::Exited { .. } | ProcessError::InputClosed)
+    )
 }
 
 /// The engine misbehaved: it did not give a well-formed answer in turn.
@@ -232,6 +252,9 @@ pub struct Engine {
     apart: Option<(usize, usize)>,
     /// The calling thread is on its own core, not the engine's.
     alone: bool,
+    /// The hello of [`Offer::ladder`] each start begins with: the one the
+    /// engine last took.
+    offer: usize,
     /// System calls made talking to processes already ended, and this
     /// session's own yields and moves between cores (counted on Unix
     /// only: [`EngineProcess::calls`]).
@@ -273,6 +296,7 @@ impl Engine {
             quiet_restart: false,
             apart: None,
             alone: false,
+            offer: 0,
             calls: 0,
         }
     }
@@ -335,37 +359,98 @@ impl Engine {
                 stderr_bytes: 0,
             })?;
             self.process = Some(process);
-            let hello = Request::Hello {
-                protocol: PROTOCOL_VERSION,
-                profile: self.profile,
-            };
-            // A fresh process has no previous line: never a repeat.
-            let (reply, _) = self.exchange(&hello, self.timeouts.start())?;
-            let Reply::Hello {
-                protocol,
-                name,
-                version,
-                perft,
-                profiles,
-            } = reply
-            else {
-                return Err(self.wrong_reply(&hello, &reply));
-            };
-            if !(OLDEST_PROTOCOL..=PROTOCOL_VERSION).contains(&protocol) {
-                return Err(self.fail(
-                    FailureKind::ProtocolVersion { found: protocol },
-                    Some(&hello),
-                ));
-            }
-            self.info = Some(EngineInfo {
-                name,
-                version,
-                perft,
-                profiles,
-                protocol,
-            });
+            let info = self.hello()?;
+            self.info = Some(info);
         }
         Ok(self.info.as_ref().expect("set by a successful hello"))
+    }
+
+    /// Says hello to the process just started: first with the hello the
+    /// engine last took (at first [`Offer::Every`]); if the engine refuses
+    /// it ([`refuses`]), it is started again and sent the next hello of
+    /// [`Offer::ladder`], until one is taken or none is left
+    /// (spec/PROTOCOL.md, "Versions"). The hellos refused are named in
+    /// [`EngineInfo::refused`]; these starts are not counted in
+    /// [`Engine::starts`].
+    fn hello(&mut self) -> Result<EngineInfo, Failure> {
+        let ladder = Offer::ladder();
+        let mut at = self.offer;
+        let mut refused: Vec<(Offer, Failure)> = Vec::new();
+        loop {
+            let offer = ladder[at];
+            if !refused.is_empty() {
+                self.last_line = None;
+                self.ahead.sent.clear();
+                let process = EngineProcess::spawn(&self.launch).map_err(|e| Failure {
+                    code: FailureKind::Process(e.clone()).code(),
+                    kind: Box::new(FailureKind::Process(e)),
+                    request: None,
+                    stderr_tail: String::new(),
+                    stderr_bytes: 0,
+                })?;
+                self.process = Some(process);
+            }
+            match self.greet(offer) {
+                Ok(mut info) => {
+                    self.offer = at;
+                    info.refused = refused
+                        .iter()
+                        .map(|(offer, failure)| {
+                            format!("{offer}: {} ({})", failure.kind, failure.code)
+                        })
+                        .collect();
+                    return Ok(info);
+                }
+                Err(failure) if refuses(&failure) && at + 1 < ladder.len() => {
+                    refused.push((offer, failure));
+                    at += 1;
+                }
+                Err(failure) => {
+                    // The same refusal to every hello is the engine's answer
+                    // to the first: a profile it cannot play, a crash at
+                    // start. Otherwise the last hello, the oldest, says why.
+                    let same = |(_, f): &(Offer, Failure)| {
+                        f.code == failure.code && f.kind == failure.kind
+                    };
+                    return Err(match refused.first() {
+                        Some(first) if refused.iter().all(same) => first.1.clone(),
+                        _ => failure,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Sends the hello of `offer` and reads the engine's.
+    fn greet(&mut self, offer: Offer) -> Result<EngineInfo, Failure> {
+        let hello = offer.hello(self.profile);
+        // A fresh process has no previous line: never a repeat.
+        let (reply, _) = self.exchange(&hello, self.timeouts.start())?;
+        let Reply::Hello {
+            protocol,
+            name,
+            version,
+            perft,
+            profiles,
+        } = reply
+        else {
+            return Err(self.wrong_reply(&hello, &reply));
+        };
+        if !(OLDEST_PROTOCOL..=PROTOCOL_VERSION).contains(&protocol) {
+            return Err(self.fail(
+                FailureKind::ProtocolVersion { found: protocol },
+                Some(&hello),
+            ));
+        }
+        Ok(EngineInfo {
+            name,
+            version,
+            perft,
+            profiles,
+            protocol,
+            took: offer,
+            refused: Vec::new(),
+        })
     }
 
     /// What the engine said about itself, once started.

@@ -563,6 +563,9 @@ pub fn check_engine(
     let (requests, info) = spares.quit(ran.requests, ran.info.clone());
     let info = info.or(ran.info);
     name_engine(&mut run, info.as_ref());
+    if let Some(note) = info.as_ref().and_then(protocol_note) {
+        summary.note(note);
+    }
     sink.begin(&run).map_err(LiveError::Output)?;
     let closing = report_units(
         &mut summary,
@@ -638,6 +641,21 @@ fn name_engine(run: &mut Run, info: Option<&EngineInfo>) {
     if let Some(i) = info {
         run.certificate.protocol = Some(i.protocol);
     }
+}
+
+/// The report's note on an engine that refused kpe-check's first hello
+/// and took an older one (spec/PROTOCOL.md, "Versions"), if it did.
+fn protocol_note(info: &EngineInfo) -> Option<String> {
+    if info.refused.is_empty() {
+        return None;
+    }
+    let v = info.protocol;
+    Some(format!(
+        "protocol: the engine refused {}; started again, it took {} and answered version {v}, \
+         so it was checked by version {v}'s meaning (spec/PROTOCOL.md, \"Versions\")",
+        info.refused.join("; then "),
+        info.took
+    ))
 }
 
 /// What the summary's last notes need of the units, taken as they are

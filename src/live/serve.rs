@@ -40,6 +40,16 @@ pub struct ServeOptions {
     /// engine written to it would; `None` speaks the version the hello
     /// asks for, if it is one kpe speaks, else the newest.
     pub protocol: Option<u32>,
+    /// With `protocol`: answer `error` to a hello that offers any other
+    /// version, or has a field that version's hello did not have
+    /// (`versions`), as an engine that followed protocol 1's text would
+    /// (`kpe engine --protocol 1 --refuse-newer`).
+    pub refuse_newer: bool,
+    /// With `protocol` 1: count `perft` under `end-on-repetition` with the
+    /// repetition rule, as version 1's text said from 2026-12-01 (`kpe
+    /// engine --protocol 1 --perft-repetition`); without it, version 1
+    /// counts as its text first said, with no repetition rule.
+    pub perft_repetition: bool,
 }
 
 /// What a hello settled for the rest of the session.
@@ -322,7 +332,20 @@ fn answer(
         Request::Hello {
             profile: asked,
             protocol: newest,
-        } => hello(asked, newest, agreed, options),
+            versions,
+        } => {
+            if options.refuse_newer
+                && let Some(only) = options.protocol
+                && (newest != only || !versions.is_empty())
+            {
+                return Some(Reply::Error {
+                    message: format!(
+                        "this engine speaks protocol version {only} only, and its hello has no other field"
+                    ),
+                });
+            }
+            hello(asked, newest, &versions, agreed, options)
+        }
         Request::Legal { position } => Reply::Legal {
             moves: legal_moves(&position, agreed.profile).to_vec(),
         },
@@ -339,7 +362,12 @@ fn answer(
                 } else {
                     agreed.protocol
                 };
-                perft(&position, depth, perft_profile(version, agreed.profile))
+                let counted = if options.perft_repetition {
+                    agreed.profile
+                } else {
+                    perft_profile(version, agreed.profile)
+                };
+                perft(&position, depth, counted)
             },
         },
         Request::Best { position } => best(&position, agreed.profile, perfect),
@@ -348,18 +376,31 @@ fn answer(
     Some(reply)
 }
 
-/// The hello: agrees on the profile and the protocol version, and says
-/// which profiles this engine plays.
-fn hello(asked: Profile, newest: u32, agreed: &mut Agreed, options: ServeOptions) -> Reply {
+/// The hello: agrees on the profile and the protocol version (the one
+/// `--protocol` names, else the newest of `versions`, or `newest` in a
+/// hello without them, that kpe speaks), and says which profiles this
+/// engine plays.
+fn hello(
+    asked: Profile,
+    newest: u32,
+    versions: &[u32],
+    agreed: &mut Agreed,
+    options: ServeOptions,
+) -> Reply {
+    let spoken = OLDEST_PROTOCOL..=PROTOCOL_VERSION;
+    let offered = if versions.is_empty() {
+        Some(newest).filter(|v| spoken.contains(v))
+    } else {
+        versions
+            .iter()
+            .copied()
+            .filter(|v| spoken.contains(v))
+            .max()
+    };
     agreed.profile = options.rules.unwrap_or(asked);
-    agreed.protocol =
-        options
-            .protocol
-            .unwrap_or(if (OLDEST_PROTOCOL..=PROTOCOL_VERSION).contains(&newest) {
-                newest
-            } else {
-                PROTOCOL_VERSION
-            });
+    agreed.protocol = options
+        .protocol
+        .unwrap_or(offered.unwrap_or(PROTOCOL_VERSION));
     let protocol = if options.fault == Some(Fault::WrongProtocol) {
         PROTOCOL_VERSION + 1
     } else {
@@ -572,5 +613,92 @@ fn capture_own_row(after: &Position, landing: crate::Pit, reply: Reply) -> Reply
         position,
         captures,
         end,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `kpe engine`'s answers to `requests`, one line each.
+    fn served(requests: &[&str], options: ServeOptions) -> Vec<serde_json::Value> {
+        let input = requests.join("\n") + "\n";
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out, options).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The hello's `versions` (issue 42): the newest kpe speaks is
+    /// answered; without them, `protocol` is.
+    #[test]
+    fn the_hello_answers_the_newest_version_offered() {
+        let protocol =
+            |hello: &str| served(&[hello], ServeOptions::default())[0]["protocol"].clone();
+        assert_eq!(
+            protocol(r#"{"type":"hello","protocol":2,"versions":[1,2],"profile":"default"}"#),
+            2
+        );
+        assert_eq!(
+            protocol(r#"{"type":"hello","protocol":2,"versions":[1],"profile":"default"}"#),
+            1
+        );
+        assert_eq!(
+            protocol(r#"{"type":"hello","protocol":9,"versions":[1,2,9],"profile":"default"}"#),
+            2
+        );
+        assert_eq!(
+            protocol(r#"{"type":"hello","protocol":1,"profile":"default"}"#),
+            1
+        );
+    }
+
+    /// `--protocol 1 --refuse-newer` answers `error` to any hello but
+    /// version 1's as published, then serves as version 1.
+    #[test]
+    fn refuse_newer_takes_only_its_versions_hello_as_published() {
+        let options = ServeOptions {
+            protocol: Some(1),
+            refuse_newer: true,
+            ..ServeOptions::default()
+        };
+        for hello in [
+            r#"{"type":"hello","protocol":2,"versions":[1,2],"profile":"default"}"#,
+            r#"{"type":"hello","protocol":2,"profile":"default"}"#,
+            r#"{"type":"hello","protocol":1,"versions":[1],"profile":"default"}"#,
+        ] {
+            assert_eq!(served(&[hello], options)[0]["type"], "error", "{hello}");
+        }
+        let replies = served(
+            &[r#"{"type":"hello","protocol":1,"profile":"default"}"#],
+            options,
+        );
+        assert_eq!(replies[0]["type"], "hello");
+        assert_eq!(replies[0]["protocol"], 1);
+    }
+
+    /// Version 1 counts perft under `end-on-repetition` without the
+    /// repetition rule, or with it under `--perft-repetition`: 138 and 132
+    /// at depth 9 of the suite's chase endgame.
+    #[test]
+    fn version_1_counts_perft_either_way() {
+        let profile = Profile::DEFAULT
+            .set(crate::profile::Switch::EndOnRepetition, true)
+            .to_string();
+        let hello = format!(r#"{{"type":"hello","protocol":1,"profile":"{profile}"}}"#);
+        let perft = r#"{"type":"perft","position":"1,0,0,1/1,1,0,0 N 20/24 1234/1234","depth":9}"#;
+        let count = |perft_repetition| {
+            let options = ServeOptions {
+                protocol: Some(1),
+                perft_repetition,
+                ..ServeOptions::default()
+            };
+            served(&[&hello, perft], options)[1]["nodes"].clone()
+        };
+        assert_eq!(count(false), 138);
+        assert_eq!(count(true), 132);
     }
 }

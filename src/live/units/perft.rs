@@ -14,7 +14,7 @@ use crate::live::shrink::Diverging;
 use crate::perft::perft;
 use crate::position::Position;
 use crate::profile::Profile;
-use crate::protocol::perft_profile;
+use crate::protocol::{perft_profile, perft_profiles};
 use crate::rules::legal_moves;
 use crate::scenario::Suite;
 
@@ -125,23 +125,30 @@ impl PerftCount {
             .engine
             .info()
             .map_or(crate::protocol::PROTOCOL_VERSION, |i| i.protocol);
-        let counted = perft_profile(protocol, ctx.profile);
-        let nodes = match self.nodes_v1 {
-            Some(v1) if counted != ctx.profile => v1,
-            _ => self.nodes,
-        };
+        let counts = Counts(perft_profiles(protocol, ctx.profile));
+        // The right counts, by each meaning the protocol allows.
+        let right: Vec<u64> = counts
+            .0
+            .iter()
+            .map(|&p| match self.nodes_v1 {
+                Some(v1) if p != ctx.profile => v1,
+                _ => self.nodes,
+            })
+            .collect();
+        let nodes = right[0];
         let (root, depth) = (self.root, self.depth);
         let claimed = match ctx.engine.perft(&root, depth, nodes) {
             Ok(n) => n,
             Err(failure) => return Outcome::Errored { plies: 0, failure },
         };
-        if claimed == nodes {
+        if right.contains(&claimed) {
             return Outcome::Conforms(u64::from(depth));
         }
+        let expected = counts.expected(&right);
         let head = format!(
-            "perft({depth}) from `{root}`: expected {nodes}, the engine counted {claimed}; the first wrong answer below it:"
+            "perft({depth}) from `{root}`: expected {expected}, the engine counted {claimed}; the first wrong answer below it:"
         );
-        match locate(ctx, counted, root, depth, 0) {
+        match locate(ctx, &counts, root, depth, 0) {
             Ok(Some((found, ply))) => {
                 let mut outcome = ctx.diverged(found, ply, None);
                 if let Outcome::Diverges {
@@ -153,10 +160,12 @@ impl PerftCount {
                 }
                 outcome
             }
-            Ok(None) => match smallest_subtree(ctx, counted, root, depth, nodes, claimed) {
+            Ok(None) => match smallest_subtree(ctx, &counts, root, depth, nodes, claimed) {
                 Ok(subtree) => Outcome::Diverges {
                     plies: u64::from(depth),
-                    divergence: Box::new(subtree.divergence(root, depth, nodes, claimed, counted)),
+                    divergence: Box::new(
+                        subtree.divergence(root, depth, &expected, claimed, &counts),
+                    ),
                     found: None,
                 },
                 Err(failure) => Outcome::Errored { plies: 0, failure },
@@ -205,6 +214,33 @@ impl PerftCount {
     }
 }
 
+/// The profiles by which an engine's perft counts are right, by its
+/// protocol's meaning ([`perft_profiles`]): one, or for version 1 under
+/// `end-on-repetition` two; the first is the one a divergence is
+/// reported by.
+struct Counts(Vec<Profile>);
+
+impl Counts {
+    /// The right counts of `depth` plies from `root`, one per profile.
+    fn of(&self, root: &Position, depth: u32) -> Vec<u64> {
+        self.0.iter().map(|&p| perft(root, depth, p)).collect()
+    }
+
+    /// `right` (the counts of [`Counts::of`]) as a report says them: `138`,
+    /// or `138 (or 132, by protocol version 1's other reading of perft
+    /// under end-on-repetition)`.
+    fn expected(&self, right: &[u64]) -> String {
+        match right {
+            [one] => one.to_string(),
+            [first, other, ..] if first == other => first.to_string(),
+            [first, other, ..] => format!(
+                "{first} (or {other}: protocol version 1 also allowed counting with the repetition rule)"
+            ),
+            [] => String::new(),
+        }
+    }
+}
+
 /// The smallest subtree whose engine count differs, where every one of its
 /// children's counts agrees (or it is one ply deep).
 struct Subtree {
@@ -222,7 +258,7 @@ struct Subtree {
 /// count right.
 fn smallest_subtree(
     ctx: &mut Ctx<'_>,
-    counted: Profile,
+    counts: &Counts,
     root: Position,
     depth: u32,
     nodes: u64,
@@ -240,13 +276,13 @@ fn smallest_subtree(
             let Ok((child, _)) = crate::rules::play(&at.top, pit, ctx.profile) else {
                 continue;
             };
-            let want = perft(&child, at.depth - 1, counted);
-            let got = ctx.engine.perft(&child, at.depth - 1, want)?;
-            if got != want {
+            let right = counts.of(&child, at.depth - 1);
+            let got = ctx.engine.perft(&child, at.depth - 1, right[0])?;
+            if !right.contains(&got) {
                 at.line.push(pit);
                 at.top = child;
                 at.depth -= 1;
-                at.nodes = want;
+                at.nodes = right[0];
                 at.claimed = got;
                 continue 'down;
             }
@@ -263,10 +299,11 @@ impl Subtree {
         &self,
         root: Position,
         depth: u32,
-        nodes: u64,
+        expected: &str,
         claimed: u64,
-        counted: Profile,
+        counts: &Counts,
     ) -> Divergence {
+        let counted = counts.0[0];
         let (rules, why) = crate::judge::count_rule(&self.top, self.depth, counted, self.claimed);
         let mut count = FieldDiff::new("nodes", self.nodes.to_string(), self.claimed.to_string());
         count.rules = rules;
@@ -276,11 +313,14 @@ impl Subtree {
             let moves: Vec<String> = self.line.iter().map(ToString::to_string).collect();
             format!("after {} from the root", moves.join(" "))
         };
+        let top = counts.expected(&counts.of(&self.top, self.depth));
         let mut notes = vec![
-            format!("perft({depth}) from `{root}`: expected {nodes}, the engine counted {claimed}"),
             format!(
-                "the engine's legal moves and moves agree with the rules on every position checked: the smallest subtree whose count differs is {line}, perft({}) from `{}` (expected {}, counted {}), every child of which counts right",
-                self.depth, self.top, self.nodes, self.claimed
+                "perft({depth}) from `{root}`: expected {expected}, the engine counted {claimed}"
+            ),
+            format!(
+                "the engine's legal moves and moves agree with the rules on every position checked: the smallest subtree whose count differs is {line}, perft({}) from `{}` (expected {top}, counted {}), every child of which counts right",
+                self.depth, self.top, self.claimed
             ),
         ];
         notes.extend(why);
@@ -313,11 +353,11 @@ impl Subtree {
 /// Walks down from `position` to the first question the engine answers
 /// wrongly, following children whose perft counts differ; the ply is the
 /// 1-based ply of the wrong answer below the root. The engine's counts are
-/// compared with the rules' under `counted`, the profile of its protocol's
-/// perft.
+/// compared with the rules' under each profile of `counts`, those of its
+/// protocol's perft: a count right by any of them is right.
 fn locate(
     ctx: &mut Ctx<'_>,
-    counted: Profile,
+    counts: &Counts,
     position: Position,
     depth: u32,
     ply: u64,
@@ -334,9 +374,9 @@ fn locate(
         let Ok((child, _)) = crate::rules::play(&position, pit, ctx.profile) else {
             continue;
         };
-        let want = perft(&child, depth - 1, counted);
-        if ctx.engine.perft(&child, depth - 1, want)? != want {
-            return locate(ctx, counted, child, depth - 1, ply + 1);
+        let right = counts.of(&child, depth - 1);
+        if !right.contains(&ctx.engine.perft(&child, depth - 1, right[0])?) {
+            return locate(ctx, counts, child, depth - 1, ply + 1);
         }
     }
     Ok(None)
