@@ -247,16 +247,11 @@ pub struct Engine {
     /// The process was ended after requests sent ahead that no unit
     /// needed went unanswered: its next start is not counted.
     quiet_restart: bool,
-    /// The engine's core and the calling thread's own, when the engine
-    /// has a core of its own (src/live/pin.rs).
-    apart: Option<(usize, usize)>,
-    /// The calling thread is on its own core, not the engine's.
-    alone: bool,
     /// The hello of [`Offer::ladder`] each start begins with: the one the
     /// engine last took.
     offer: usize,
     /// System calls made talking to processes already ended, and this
-    /// session's own yields and moves between cores (counted on Unix
+    /// session's own yields (counted on Unix
     /// only: [`EngineProcess::calls`]).
     calls: u64,
 }
@@ -294,22 +289,9 @@ impl Engine {
             unkept: None,
             ahead: Ahead::default(),
             quiet_restart: false,
-            apart: None,
-            alone: false,
             offer: 0,
             calls: 0,
         }
-    }
-
-    /// The session whose engine starts on core `apart.0`, while the
-    /// calling thread judges a pipeline's answers on `apart.1`
-    /// ([`super::pin::Cores::apart`]) and asks one request at a time
-    /// beside the engine, on its core; `None` leaves both where the
-    /// calling thread is.
-    #[must_use]
-    pub fn placed(mut self, apart: Option<(usize, usize)>) -> Engine {
-        self.apart = apart;
-        self
     }
 
     /// The session with up to `depth` requests unanswered at once when a
@@ -345,12 +327,6 @@ impl Engine {
             }
             self.last_line = None;
             self.ahead.sent.clear();
-            if let Some((engine, _)) = self.apart {
-                // Inherited by the engine; a refusal only leaves it here.
-                self.calls += 1;
-                let _ = super::pin::pin_current_thread(engine);
-                self.alone = false;
-            }
             let process = EngineProcess::spawn(&self.launch).map_err(|e| Failure {
                 code: FailureKind::Process(e.clone()).code(),
                 kind: Box::new(FailureKind::Process(e)),
@@ -481,9 +457,8 @@ impl Engine {
     }
 
     /// The system calls made to talk to the engine in all, on Unix: each
-    /// read, write, poll and yield of the requests and replies, and each
-    /// move of the calling thread between cores (not those that start and
-    /// end processes); `None` elsewhere.
+    /// read, write, poll and yield of the requests and replies (not those
+    /// that start and end processes); `None` elsewhere.
     #[must_use]
     pub fn calls(&self) -> Option<u64> {
         let running = self.process.as_ref().and_then(EngineProcess::calls);
@@ -596,7 +571,6 @@ impl Engine {
             depth,
         };
         self.settle();
-        self.place(false);
         if !self.start()?.perft {
             return Err(self.fail(FailureKind::NoPerft, Some(&request)));
         }
@@ -691,8 +665,7 @@ impl Engine {
                 if !self.ahead.sent.is_empty() {
                     // Several requests sent: an engine on this core
                     // (src/live/pin.rs) runs through them before their
-                    // answers are read, rather than being woken for each
-                    // (on a core of its own, it is running already).
+                    // answers are read, rather than being woken for each.
                     self.calls += 1;
                     std::thread::yield_now();
                 }

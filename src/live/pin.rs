@@ -17,12 +17,11 @@
 //! the whole run under `taskset -c 0`; the benchmark `cargo bench --bench
 //! live` prints both sides' CPU a request.
 //!
-//! With a pipeline (the manifest's `pipeline`, spec/PROTOCOL.md), worker
-//! and engine take turns only once a group of requests: when there are
-//! cores enough for two each ([`Cores::apart`]), worker `k` has the
-//! `2k`-th core and its engine the next, so that the engine answers while
-//! the worker judges. The engine is placed by pinning the worker to the
-//! engine's core while it starts the engine, then back.
+//! With a pipeline (the manifest's `pipeline`, spec/PROTOCOL.md) the
+//! engine shares its worker's core too. It once had a core of its own
+//! while the worker spun waiting for its answers: on a busy machine that
+//! was 3 to 19 times slower than not pinning at all, and a correct engine
+//! was once errored (issue 42), so it was removed.
 //!
 //! Pinning is on Linux only, and only when the process may use more than
 //! one core (with one there is nothing to choose).
@@ -31,9 +30,9 @@
 //! compiler threads by the cores it may use).
 
 /// The cores the workers are dealt to, in order (empty when they are not
-/// pinned), and whether each engine has a core of its own.
+/// pinned). Each engine shares its worker's core.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Cores(Vec<usize>, bool);
+pub struct Cores(Vec<usize>);
 
 impl Cores {
     /// The cores this process may use, when workers are to be `pinned`:
@@ -53,40 +52,16 @@ impl Cores {
         if allowed.len() > 1 {
             let start = allowed.iter().position(|&c| c >= first).unwrap_or(0);
             allowed.rotate_left(start);
-            Cores(allowed, false)
+            Cores(allowed)
         } else {
             Cores::default()
         }
     }
 
-    /// The same cores, with each of `jobs` workers' engines on a core of
-    /// its own, next to its worker's, when `pipelined` and there are cores
-    /// enough for two each; otherwise as they are.
-    #[must_use]
-    pub fn apart(self, jobs: usize, pipelined: bool) -> Cores {
-        let apart = pipelined && jobs.saturating_mul(2) <= self.0.len();
-        Cores(self.0, apart)
-    }
-
     /// The core of worker `k`, if workers are pinned.
     #[must_use]
     pub fn of_worker(&self, k: usize) -> Option<usize> {
-        let slot = if self.1 { 2 * k } else { k };
-        (!self.0.is_empty()).then(|| self.0[slot % self.0.len()])
-    }
-
-    /// The core of worker `k`'s engine, when it has one of its own
-    /// ([`Cores::apart`]); `None` when it shares its worker's.
-    #[must_use]
-    pub fn of_engine(&self, k: usize) -> Option<usize> {
-        (self.1 && !self.0.is_empty()).then(|| self.0[(2 * k + 1) % self.0.len()])
-    }
-
-    /// Where worker `k`'s engine starts: its own core and its worker's,
-    /// when it has a core of its own.
-    #[must_use]
-    pub fn engine_apart(&self, k: usize) -> Option<(usize, usize)> {
-        self.of_engine(k).zip(self.of_worker(k))
+        (!self.0.is_empty()).then(|| self.0[k % self.0.len()])
     }
 
     /// Pins the calling thread to worker `k`'s core. A refusal (a core
@@ -182,28 +157,6 @@ mod tests {
             "from the next allowed core"
         );
         assert_eq!(dealt(9), dealt(0), "past the last: from the first");
-    }
-
-    #[test]
-    fn a_pipelined_engine_gets_the_core_next_to_its_workers_when_there_are_enough() {
-        let cores = Cores::from_allowed(vec![0, 1, 2, 3], 0).apart(2, true);
-        assert_eq!(
-            (0..2)
-                .map(|k| (cores.of_worker(k), cores.of_engine(k)))
-                .collect::<Vec<_>>(),
-            [(Some(0), Some(1)), (Some(2), Some(3))],
-        );
-        assert_eq!(cores.engine_apart(1), Some((3, 2)));
-        // Too few cores for two each, or one request at a time: shared.
-        for cores in [
-            Cores::from_allowed(vec![0, 1, 2], 0).apart(2, true),
-            Cores::from_allowed(vec![0, 1, 2, 3], 0).apart(2, false),
-        ] {
-            assert_eq!(cores.of_engine(0), None);
-            assert_eq!(cores.of_worker(1), Some(1));
-        }
-        // Not pinned at all: nothing to place.
-        assert_eq!(Cores::default().apart(1, true).engine_apart(0), None);
     }
 
     #[test]

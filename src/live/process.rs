@@ -361,13 +361,6 @@ impl EngineProcess {
         }
     }
 
-    /// Whether a wait for a line yields the core and reads again a few
-    /// times before it sleeps: for an engine on another core answering a
-    /// pipeline (src/live/engine/ahead.rs), off by default.
-    pub fn set_spin(&mut self, spin: bool) {
-        self.lines.set_spin(spin);
-    }
-
     /// Whether the last line [`EngineProcess::recv`] gave was read before
     /// the last request was sent, so that it answers an earlier one (an
     /// engine that wrote one answer twice, in two writes too quick for
@@ -963,28 +956,6 @@ mod tests {
             process.recv(Duration::from_secs(30)),
             Err(ProcessError::LineTooLong { limit: MAX_LINE })
         );
-    }
-
-    /// A wait that spins before it sleeps still gives each line, whether
-    /// it comes at once or after a while, and still gives up at its
-    /// timeout when nothing comes.
-    #[test]
-    fn a_spinning_wait_gives_each_line_and_keeps_its_timeout() {
-        let mut process = sh("echo one; sleep 0.2; echo two; sleep 30");
-        process.set_spin(true);
-        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "one");
-        assert_eq!(process.recv(Duration::from_secs(30)).unwrap(), "two");
-        for _ in 0..12 {
-            // Past the waits that find nothing, when spinning rests.
-            let started = Instant::now();
-            assert_eq!(
-                process.recv(Duration::from_millis(20)),
-                Err(ProcessError::Timeout {
-                    waited: Duration::from_millis(20)
-                })
-            );
-            assert!(started.elapsed() >= Duration::from_millis(20));
-        }
     }
 
     /// Regression (issue 10): an engine that closed its stdin was said to

@@ -536,7 +536,7 @@ pub fn check_engine(
         Engine::new(launch.clone(), timeouts, profile).with_pipeline(pipeline)
     };
     let spool = super::spool::FactSpool::new();
-    let ran = run_plan(&plan, options, &make, &spool, pipeline > 1);
+    let ran = run_plan(&plan, options, &make, &spool);
     let mut finished = ran.finished;
     let mut spares = Spares {
         profiles: &profiles,
@@ -598,16 +598,14 @@ pub fn check_engine(
 }
 
 /// The plan run by `options.jobs` workers (as many as the cores by
-/// default), each with its own engine from `make` (on a core of its own
-/// beside its worker's when `pipelined` and the cores allow:
-/// src/live/pin.rs), ticking the progress bar; a signal
+/// default), each with its own engine from `make` (sharing its worker's
+/// core: src/live/pin.rs), ticking the progress bar; a signal
 /// (src/live/interrupt.rs) stops the run between units.
 fn run_plan(
     plan: &Plan<'_>,
     options: &LiveOptions,
     make: &(dyn Fn(Profile) -> Engine + Sync),
     spool: &super::spool::FactSpool,
-    pipelined: bool,
 ) -> schedule::Ran {
     let progress = Progress::new(options.progress, plan.len() as u64);
     let interrupted = || super::interrupt::interrupted().is_some();
@@ -624,7 +622,7 @@ fn run_plan(
             tick: &|| progress.tick(),
             interrupted: &interrupted,
             spool,
-            cores: &super::pin::Cores::for_workers(!options.unpinned).apart(jobs, pipelined),
+            cores: &super::pin::Cores::for_workers(!options.unpinned),
         },
     );
     progress.finish();

@@ -161,8 +161,6 @@ struct State<'p> {
 /// One worker's engine, for the profile it is working on.
 struct Worker<'a> {
     settings: &'a Settings<'a>,
-    /// Which worker, for its cores.
-    k: usize,
     engine: Option<(usize, Engine)>,
 }
 
@@ -177,13 +175,10 @@ impl Worker<'_> {
         {
             self.quit(state);
         }
-        let (make, apart) = (
-            self.settings.engine,
-            self.settings.cores.engine_apart(self.k),
-        );
+        let make = self.settings.engine;
         &mut self
             .engine
-            .get_or_insert_with(|| (planned.profile_index, make(planned.profile).placed(apart)))
+            .get_or_insert_with(|| (planned.profile_index, make(planned.profile)))
             .1
     }
 
@@ -468,7 +463,6 @@ pub fn run(plan: &Plan<'_>, settings: &Settings<'_>) -> Ran {
                 settings.cores.pin_worker(k);
                 Worker {
                     settings,
-                    k,
                     engine: None,
                 }
                 .work(state, moved);

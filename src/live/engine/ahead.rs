@@ -1,7 +1,6 @@
 //! Pipelining (spec/PROTOCOL.md, "Pipelining"): the requests of a random
 //! game written before their questions are asked, their answers taken in
-//! order, those no unit asked read and dropped, and where the worker waits
-//! for them when its engine has a core of its own (src/live/pin.rs).
+//! order, and those no unit asked read and dropped.
 
 use super::{Engine, Failure, FailureKind};
 use crate::judge::Question;
@@ -46,7 +45,6 @@ impl Engine {
         } else {
             self.ahead.expected.clear();
         }
-        self.place(!self.ahead.expected.is_empty());
         let mut lines = std::mem::take(&mut self.line);
         request_line(request, &mut lines);
         self.requests += 1;
@@ -96,24 +94,6 @@ impl Engine {
             std::thread::yield_now();
         }
         self.line = lines;
-    }
-
-    /// Puts the calling thread on its own core when `alone` (a pipeline:
-    /// the engine answers while it judges, and a wait for an answer spins
-    /// a little before it sleeps), else beside the engine (one request at
-    /// a time: a turn is then a switch on one core, not a core's wake-up),
-    /// when the engine has a core of its own.
-    pub(super) fn place(&mut self, alone: bool) {
-        if let Some((engine, worker)) = self.apart
-            && self.alone != alone
-        {
-            self.calls += 1;
-            let _ = crate::live::pin::pin_current_thread(if alone { worker } else { engine });
-            self.alone = alone;
-            if let Some(process) = self.process.as_mut() {
-                process.set_spin(alone);
-            }
-        }
     }
 
     /// Reads and drops the answers to the requests sent ahead that were

@@ -114,18 +114,9 @@ mod direct {
         /// Waits since a read was last tried before polling, while not
         /// [`Lines::eager`]: every [`PROBE`]th wait tries one.
         since_probe: u32,
-        /// Yield the core and read again, up to [`SPIN`] times, before
-        /// polling ([`Lines::set_spin`]).
-        spin: bool,
-        /// Waits since spinning last found nothing (0: it found the line
-        /// last time): it is tried again every [`PROBE`]th wait.
-        spin_missed: u32,
-        /// System calls made to read and wait: reads, polls and yields.
+        /// System calls made to read and wait: reads and polls.
         calls: u64,
     }
-
-    /// The most times a wait yields and reads again before it polls.
-    const SPIN: u32 = 16;
 
     /// While reading first finds nothing, one wait in this many still
     /// tries it, to notice when the engine starts answering at once.
@@ -160,8 +151,6 @@ mod direct {
                 alarm_open: true,
                 eager: false,
                 since_probe: 0,
-                spin: false,
-                spin_missed: 0,
                 calls: 0,
             };
             Ok((lines, Alarm(raise)))
@@ -218,9 +207,6 @@ mod direct {
                         continue;
                     }
                 }
-                if !polled && self.spin_pays() && self.spun() {
-                    continue;
-                }
                 if let Some(event) = self.wait(left) {
                     return Some(event);
                 }
@@ -228,49 +214,8 @@ mod direct {
             }
         }
 
-        /// Whether waits yield and read again before they poll: for a
-        /// worker waiting for a pipeline's answers from an engine on
-        /// another core (src/live/engine/ahead.rs), where each poll that
-        /// sleeps has the engine's next write wake this core, which costs
-        /// both sides more than a few yields while the engine is at work.
-        /// It stops when it keeps finding nothing (a slow engine).
-        pub(in crate::live::process) fn set_spin(&mut self, spin: bool) {
-            self.spin = spin;
-            self.spin_missed = 0;
-        }
-
-        /// Whether this wait spins before it polls (see [`Lines::set_spin`]).
-        fn spin_pays(&mut self) -> bool {
-            if !self.spin {
-                return false;
-            }
-            if self.spin_missed == 0 {
-                return true;
-            }
-            self.spin_missed += 1;
-            if self.spin_missed > PROBE {
-                self.spin_missed = 0;
-                return true;
-            }
-            false
-        }
-
-        /// Yields and reads, up to [`SPIN`] times: whether anything came.
-        fn spun(&mut self) -> bool {
-            for _ in 0..SPIN {
-                self.calls += 1;
-                std::thread::yield_now();
-                if self.fill() {
-                    self.spin_missed = 0;
-                    return true;
-                }
-            }
-            self.spin_missed = 1;
-            false
-        }
-
-        /// The system calls made to read and wait so far: each read, poll
-        /// and yield.
+        /// The system calls made to read and wait so far: each read and
+        /// poll.
         pub(in crate::live::process) fn calls(&self) -> u64 {
             self.calls
         }
@@ -481,9 +426,6 @@ mod threaded {
 
     impl Lines {
         /// The next event if one has come, without waiting.
-        /// Waits never spin here: a thread reads the engine's output.
-        pub(in crate::live::process) fn set_spin(&mut self, _spin: bool) {}
-
         pub(in crate::live::process) fn next_now(&mut self) -> Option<Event> {
             self.next(Duration::ZERO)
         }
