@@ -28,6 +28,8 @@ fn constants() -> BTreeMap<&'static str, u128> {
             u128::from(Timeouts::default().request_ms),
         ),
         ("kpe::live::EXIT_GRACE", ms(kpe::live::EXIT_GRACE)),
+        ("kpe::live::WALL_FACTOR", u128::from(kpe::live::WALL_FACTOR)),
+        ("kpe::live::WALL_FLOOR", ms(kpe::live::WALL_FLOOR)),
         ("kpe::live::DOUBLED_WAIT", ms(kpe::live::DOUBLED_WAIT)),
         (
             "kpe::live::MAX_MANIFEST",

@@ -435,6 +435,7 @@ fn hostile_engines_get_a_clear_verdict_and_never_hang() {
         ("crash", "crash", "signal 6"),
         ("exit", "early-exit", "exit status 0"),
         ("hang", "timeout", "no answer within 300 ms"),
+        ("spin", "timeout", "no answer within 300 ms"),
         ("garbage", "garbage", "legal moves: S1"),
         ("huge-line", "line-too-long", "longer than 1048576 bytes"),
         ("stderr-flood", "stderr-flood", "more than 16 MiB"),
@@ -443,18 +444,29 @@ fn hostile_engines_get_a_clear_verdict_and_never_hang() {
         let report = hostile(fault);
         assert_verdict(&report, code, words);
         // After a few restarts a worker gives up rather than fail forever:
-        // the rest is reported as not run.
-        let errored = report.units.iter().filter(|u| u.error.is_some()).count();
+        // the rest is reported as not run, and errored (issue 42: a unit
+        // never run is never a pass).
+        let gave_up = |u: &&UnitResult| u.error.as_ref().is_some_and(|e| e.code == "gave-up");
+        let errored = report
+            .units
+            .iter()
+            .filter(|u| u.error.is_some() && !gave_up(u))
+            .count();
         assert!(
             errored <= 2 * kpe::live::MAX_STARTS as usize,
             "{fault}: {errored}"
         );
+        let not_run: Vec<&UnitResult> = report
+            .units
+            .iter()
+            .filter(|u| u.reason.as_deref().is_some_and(|r| r.contains("gave up")))
+            .collect();
+        assert!(!not_run.is_empty(), "{fault}");
         assert!(
-            report
-                .units
+            not_run
                 .iter()
-                .any(|u| u.reason.as_deref().is_some_and(|r| r.contains("gave up"))),
-            "{fault}"
+                .all(|u| u.verdict == kpe::reporter::Verdict::Errored && gave_up(u)),
+            "{fault}: {not_run:?}"
         );
     }
 }

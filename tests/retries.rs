@@ -161,15 +161,96 @@ fn a_divergence_is_never_run_again() {
     assert_eq!(starts(dir.path()), 1, "no engine was started again");
 }
 
+/// Regression (issue 42, item 3): an engine that hangs now and then,
+/// `--retries 2 --jobs 2`: the units that hung passed on a retry, the
+/// workers then ran out of starts, and the units left were *skipped*, so
+/// the run could CONFORM with most of its units never run. They are
+/// errored now, and the run never conforms.
 #[test]
-fn retries_are_bounded_and_for_engines_only() {
+fn units_left_when_the_starts_run_out_are_errored_and_the_run_never_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("engine.json");
+    std::fs::write(
+        &manifest,
+        serde_json::json!({
+            "format": "kpe-engine", "version": 1,
+            "command": [env!("CARGO_BIN_EXE_kpe"), "engine", "--fault", "hang-sometimes"],
+            "timeouts": {"request_ms": 300},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("kpe-check")
+        .unwrap()
+        .arg(&manifest)
+        .args(["--jobs", "2", "--retries", "2", "--games", "0"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(3), "{:#}", report["summary"]);
+    assert_eq!(report["verdict"], "errored");
+    let units = report["units"].as_array().unwrap();
+    let gave_up: Vec<&Value> = units
+        .iter()
+        .filter(|u| u["error"]["code"] == "gave-up")
+        .collect();
+    assert!(!gave_up.is_empty(), "{:#}", report["summary"]);
+    for unit in &gave_up {
+        assert_eq!(unit["verdict"], "errored", "{unit}");
+        assert!(
+            unit["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{} starts", kpe::live::MAX_STARTS)),
+            "{unit}"
+        );
+    }
+    assert!(
+        !units.iter().any(|u| u["verdict"] == "skipped"
+            && u["reason"].as_str().is_some_and(|r| r.contains("gave up"))),
+        "no unit is skipped for want of a start"
+    );
+}
+
+/// `--retries` above what the starts allow is refused, saying why, and
+/// `--help` states the budget (issue 42, item 3).
+#[test]
+fn retries_are_bounded_by_the_starts_and_for_engines_only() {
+    let max = kpe::live::MAX_RETRIES;
+    assert_eq!(max + 1, kpe::live::MAX_STARTS);
     Command::cargo_bin("kpe-check")
         .unwrap()
-        .args(["examples/engines/correct.json", "--retries", "11"])
+        .args([
+            "examples/engines/correct.json",
+            "--retries",
+            &max.to_string(),
+        ])
+        .args(["--list"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .assert()
+        .code(0);
+    Command::cargo_bin("kpe-check")
+        .unwrap()
+        .args(["examples/engines/correct.json", "--retries"])
+        .arg((max + 1).to_string())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("--retries"));
+        .stderr(predicates::str::contains(format!(
+            "at most {max}: each retry starts the engine afresh, and a worker starts it at most {} times per profile",
+            kpe::live::MAX_STARTS
+        )));
+    Command::cargo_bin("kpe-check")
+        .unwrap()
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains(format!(
+            "at most {} times per profile (retries included), so N is at most {max}",
+            kpe::live::MAX_STARTS
+        )));
     Command::cargo_bin("kpe-check")
         .unwrap()
         .args(["examples/transcripts/conforming.json", "--retries", "1"])

@@ -137,9 +137,11 @@ struct Cli {
     /// Run a unit on which the engine errored (crashed, hung, broke the
     /// protocol) up to N more times, with a fresh engine; one that then
     /// passes is reported as flaky and does not fail the run. A divergence
-    /// is never run again.
+    /// is never run again. Each worker starts the engine at most 4 times
+    /// per profile (retries included), so N is at most 3; units left when
+    /// the starts run out are errored, never skipped
     #[arg(long, value_name = "N", default_value_t = 0, help_heading = LIVE,
-          value_parser = clap::value_parser!(u32).range(0..=i64::from(kpe::live::MAX_RETRIES)))]
+          value_parser = retries)]
     retries: u32,
     /// Start the random games from this position (notation) instead of the
     /// initial one; repeatable, the games take them in turn.
@@ -288,6 +290,26 @@ enum Color {
 }
 
 /// The sinks the output flags ask for, and a run over them.
+/// `--retries N`: at most [`kpe::live::MAX_RETRIES`], with the reason
+/// when more is asked (they could never take effect).
+fn retries(text: &str) -> Result<u32, String> {
+    let n: u32 = text.parse().map_err(|_| {
+        format!(
+            "`{text}` is not a number of retries (0 to {})",
+            kpe::live::MAX_RETRIES
+        )
+    })?;
+    if n > kpe::live::MAX_RETRIES {
+        return Err(format!(
+            "at most {max}: each retry starts the engine afresh, and a worker starts it at most \
+             {starts} times per profile, the first run included, so {n} retries could never take effect",
+            max = kpe::live::MAX_RETRIES,
+            starts = kpe::live::MAX_STARTS,
+        ));
+    }
+    Ok(n)
+}
+
 fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     let choice = match args.color {
         Color::Always => anstream::ColorChoice::Always,

@@ -39,7 +39,7 @@ pub use manifest::{
     RandomPlan, Timeouts, schema as manifest_schema,
 };
 pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES, MAX_PIPELINE};
-pub use process::EXIT_GRACE;
+pub use process::{EXIT_GRACE, WALL_FACTOR, WALL_FLOOR, wall_cap};
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
 pub use quick_reply::read_reply;
 pub use repro::{repetition_rules, reproduction, reproduction_in_game};
@@ -50,7 +50,8 @@ pub use run::{
 pub use scenarios::EngineSubject;
 pub use schedule::{MAX_STARTS, WINDOW, WorkerTime};
 pub use serve::{
-    FIRST_START_MARK, MAX_PERFT_DEPTH, MAX_REQUEST_LINE, SLOW_DELAY, SLOW_START_DELAY,
+    FIRST_START_MARK, HANG_EVERY, MAX_PERFT_DEPTH, MAX_REQUEST_LINE, SLOW_DELAY, SLOW_START_DELAY,
+    STOPPED_MARK,
 };
 pub use serve::{Fault, ServeOptions, serve, serve_perfect};
 pub use shrink::{Diverging, SHRINK_BUDGET, candidates, shrink};

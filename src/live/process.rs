@@ -66,10 +66,14 @@ pub enum ProcessError {
         /// The operating system's error.
         error: String,
     },
-    /// No line came within the timeout.
+    /// No line came within the timeout, counted in the engine's own time
+    /// (spec/PROTOCOL.md, "What a timeout means").
     Timeout {
-        /// How long the checker waited.
+        /// The timeout.
         waited: Duration,
+        /// The wall time kpe-check waited: more than `waited` when the
+        /// engine was kept waiting for a CPU or stopped.
+        wall: Duration,
     },
     /// A request could not be written within the timeout: the engine does
     /// not read its input.
@@ -114,8 +118,25 @@ impl fmt::Display for ProcessError {
             ProcessError::Spawn { command, error } => {
                 write!(f, "could not start `{command}`: {error}")
             }
-            ProcessError::Timeout { waited } => {
-                write!(f, "no answer within {} ms", waited.as_millis())
+            ProcessError::Timeout { waited, wall } => {
+                write!(f, "no answer within {} ms", waited.as_millis())?;
+                if *wall >= clock::wall_cap(*waited) {
+                    write!(
+                        f,
+                        " of the engine's own time: kpe-check gave up after {} ms on the clock, \
+                         the most it waits, with the engine kept from a CPU or stopped for most of it",
+                        wall.as_millis()
+                    )
+                } else if *wall > *waited + *waited / 10 {
+                    write!(
+                        f,
+                        " of the engine's own time ({} ms on the clock, the rest spent waiting \
+                         for a CPU or stopped)",
+                        wall.as_millis()
+                    )
+                } else {
+                    Ok(())
+                }
             }
             ProcessError::WriteTimeout { waited } => write!(
                 f,
@@ -155,8 +176,10 @@ impl fmt::Display for ProcessError {
 
 impl std::error::Error for ProcessError {}
 
+mod clock;
 mod lines;
 
+pub use clock::{WALL_FACTOR, WALL_FLOOR, wall_cap};
 pub use lines::MAX_LINE;
 use lines::{Event, When};
 
@@ -326,7 +349,10 @@ impl EngineProcess {
         }
     }
 
-    /// Waits up to `timeout` for the next stdout line.
+    /// Waits for the next stdout line, for up to `timeout` of the
+    /// engine's own time (src/live/process/clock.rs): on Linux, time it
+    /// spends waiting for a CPU or stopped is not counted, up to a wall
+    /// time of [`wall_cap`].
     ///
     /// # Errors
     ///
@@ -338,9 +364,30 @@ impl EngineProcess {
                 limit: STDERR_LIMIT,
             });
         }
-        match self.lines.next(timeout) {
-            Some(event) => self.event(event),
-            None => Err(ProcessError::Timeout { waited: timeout }),
+        let mut budget = clock::Budget::new(timeout, self.group());
+        let mut wait = budget.first_wait();
+        loop {
+            if let Some(event) = self.lines.next(wait) {
+                return self.event(event);
+            }
+            match budget.more() {
+                Some(more) => wait = more,
+                None => {
+                    return Err(ProcessError::Timeout {
+                        waited: timeout,
+                        wall: budget.wall(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The engine's process group (its own: see `command`), on Unix.
+    fn group(&self) -> Option<i32> {
+        if cfg!(unix) && self.status.is_none() {
+            i32::try_from(self.child.id()).ok()
+        } else {
+            None
         }
     }
 

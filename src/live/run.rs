@@ -34,8 +34,10 @@ use crate::transcript::Engine as TranscriptEngine;
 /// one run (each costs up to [`super::shrink::SHRINK_BUDGET`] questions).
 pub const MAX_SHRINKS: usize = 8;
 
-/// The most `--retries` a run takes: a flake that needs more is not one.
-pub const MAX_RETRIES: u32 = 10;
+/// The most `--retries` a run takes: each retry starts the engine afresh,
+/// and a worker starts it at most [`super::MAX_STARTS`] times for a
+/// profile, the first run included, so more could never take effect.
+pub const MAX_RETRIES: u32 = super::MAX_STARTS - 1;
 
 /// Probes asked per profile to tell the remaining readings apart.
 pub const MAX_PROBES: usize = 8;

@@ -27,8 +27,14 @@ use crate::judge::RuleSet;
 use crate::profile::Profile;
 use crate::reporter::{Policy, UnitResult, Verdict};
 
-/// Engine processes one worker starts for one profile before it gives up.
+/// Engine processes one worker starts for one profile before it gives up:
+/// the units it has left are then errored, never skipped
+/// (spec/PROTOCOL.md, "What kpe-check runs").
 pub const MAX_STARTS: u32 = 4;
+
+/// The code of the error of a unit not run because its worker gave up
+/// starting the engine ([`MAX_STARTS`]).
+pub const GAVE_UP: &str = "gave-up";
 
 /// Units done held at once, waiting for an earlier unit of the plan: a
 /// worker waits rather than take a unit further on than this. Large
@@ -260,7 +266,7 @@ impl Worker<'_> {
             && !(self.settings.interrupted)()
         {
             let mut again = self.run(planned, state);
-            if again.result.verdict == Verdict::Skipped {
+            if gave_up(&again.result) {
                 // The worker gave up starting the engine: the error stands.
                 break;
             }
@@ -278,10 +284,7 @@ impl Worker<'_> {
         let spool = self.settings.spool;
         let engine = self.engine_for(planned, state);
         if engine.starts() >= MAX_STARTS {
-            return skipped(
-                planned,
-                format!("not run: gave up after starting the engine {MAX_STARTS} times"),
-            );
+            return not_started_again(planned);
         }
         let started = Instant::now();
         // A hello later than the start timeout gets one more start (a cold
@@ -355,6 +358,39 @@ fn is_hello(request: &str) -> bool {
 #[must_use]
 pub fn is_slow_start(error: &crate::reporter::EngineError) -> bool {
     error.code == "timeout" && error.request.as_deref().is_some_and(is_hello)
+}
+
+/// A unit not run because its worker gave up starting the engine: errored,
+/// since a unit never run is never a pass (issue 42).
+fn not_started_again(planned: &Planned) -> Done {
+    let unit = &*planned.unit;
+    let mut result = UnitResult::skipped(
+        unit.kind(),
+        unit.id(),
+        unit.location(),
+        format!("not run: gave up after starting the engine {MAX_STARTS} times"),
+    );
+    result.verdict = Verdict::Errored;
+    result.error = Some(Box::new(crate::reporter::EngineError {
+        code: GAVE_UP.to_owned(),
+        message: format!(
+            "not run: the engine errored after each of the {MAX_STARTS} starts kpe-check makes \
+             for a worker and a profile, and was not started again"
+        ),
+        ply: None,
+        request: None,
+        stderr: Vec::new(),
+        stderr_bytes: 0,
+    }));
+    result.profile = Some(planned.profile);
+    result.seq = Some(planned.seq);
+    Done::without_answers(result, planned.profile_index)
+}
+
+/// Whether `result` is that of a unit not run because its worker gave up
+/// starting the engine.
+fn gave_up(result: &UnitResult) -> bool {
+    result.error.as_ref().is_some_and(|e| e.code == GAVE_UP)
 }
 
 /// The errored unit of an engine that did not start.

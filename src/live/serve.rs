@@ -108,7 +108,28 @@ pub enum Fault {
     /// filled); it leaves the file [`FIRST_START_MARK`] there, and every
     /// later start that finds it answers at once.
     SlowFirstStart,
+    /// Spin on a CPU without end instead of answering: a hung engine that
+    /// is busy, where `hang` sleeps.
+    Spin,
+    /// The first start in a working directory writes its process id to
+    /// [`STOPPED_MARK`] there at its first request after the hello, stops
+    /// itself (SIGSTOP, Unix; elsewhere it answers at once) and, once
+    /// continued, answers it and every other correctly: a request pending
+    /// while the engine is held back, as a busy machine does to it.
+    StopOnce,
+    /// Answer correctly, but never answer the [`HANG_EVERY`]th request
+    /// after the hello of each process (a hang that passes when run again
+    /// on a fresh process).
+    HangSometimes,
 }
+
+/// The file `kpe engine --fault stop-once` writes its process id to before
+/// it stops itself.
+pub const STOPPED_MARK: &str = "kpe-stopped";
+
+/// Which request of each process `kpe engine --fault hang-sometimes`
+/// never answers (the hello not counted).
+pub const HANG_EVERY: u64 = 12;
 
 /// How long the first start of `kpe engine --fault slow-first-start` waits
 /// before its hello.
@@ -123,7 +144,7 @@ pub const SLOW_DELAY: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Fault {
     /// Every fault with its name.
-    pub const ALL: [(&'static str, Fault); 16] = [
+    pub const ALL: [(&'static str, Fault); 19] = [
         ("crash", Fault::Crash),
         ("exit", Fault::Exit),
         ("hang", Fault::Hang),
@@ -140,6 +161,9 @@ impl Fault {
         ("slow", Fault::Slow),
         ("perft-without-repetition", Fault::PerftWithoutRepetition),
         ("slow-first-start", Fault::SlowFirstStart),
+        ("spin", Fault::Spin),
+        ("stop-once", Fault::StopOnce),
+        ("hang-sometimes", Fault::HangSometimes),
     ];
 }
 
@@ -203,6 +227,8 @@ fn serve_with(
     // The `extra-late` fault: the last answer, written again after the
     // next request is read.
     let mut late: Option<String> = None;
+    // Requests read after the hello, for `hang-sometimes`.
+    let mut asked = 0u64;
     loop {
         let Some(read) = read_request(&mut input, &mut line)? else {
             return Ok(());
@@ -232,6 +258,13 @@ fn serve_with(
             }
             if options.fault == Some(Fault::NoRead) {
                 return peek_forever(request, &mut agreed, options, &mut output);
+            }
+            asked += 1;
+            if options.fault == Some(Fault::HangSometimes) && asked == HANG_EVERY {
+                misbehave(Some(Fault::Hang), &mut output)?;
+            }
+            if options.fault == Some(Fault::StopOnce) && asked == 1 {
+                stop_once()?;
             }
             misbehave(options.fault, &mut output)?;
         }
@@ -548,6 +581,12 @@ fn misbehave(fault: Option<Fault>, output: &mut impl Write) -> io::Result<()> {
             std::thread::sleep(SLOW_DELAY);
             Ok(())
         }
+        Some(Fault::Spin) => {
+            let mut n = 0u64;
+            loop {
+                n = std::hint::black_box(n.wrapping_add(1));
+            }
+        }
         Some(Fault::StderrFlood) => {
             let chunk = [b'!'; 8192];
             let mut stderr = io::stderr().lock();
@@ -557,6 +596,20 @@ fn misbehave(fault: Option<Fault>, output: &mut impl Write) -> io::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// The `stop-once` fault: at the first start in the working directory,
+/// writes the process id to [`STOPPED_MARK`] and stops the process until
+/// something continues it.
+fn stop_once() -> io::Result<()> {
+    let Ok(mut mark) = std::fs::File::create_new(STOPPED_MARK) else {
+        return Ok(());
+    };
+    mark.write_all(std::process::id().to_string().as_bytes())?;
+    drop(mark);
+    #[cfg(unix)]
+    rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::STOP)?;
+    Ok(())
 }
 
 /// The `detach` fault: a `sleep` that leaves the engine's process group
