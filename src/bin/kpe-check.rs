@@ -653,7 +653,7 @@ impl kpe::reporter::Sink for IdSink {
 /// The exit code of a run's outcome.
 fn exit(result: Result<Summary, CheckError>) -> ExitCode {
     match result {
-        Ok(summary) => ExitCode::from(summary.verdict().exit_code()),
+        Ok(summary) => ExitCode::from(summary.exit_code()),
         Err(CheckError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
         Err(CheckError::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
         Err(e) => fail(&e.to_string()),

@@ -203,7 +203,8 @@ impl Worker<'_> {
         if state.info.is_none() {
             state.info = engine.info().cloned();
         }
-        if let Some(failure) = failure {
+        // An engine killed by a signal to kpe-check did not fail to quit.
+        if let Some(failure) = failure.filter(|_| super::interrupt::interrupted().is_none()) {
             let profile = engine.profile();
             if !state.shutdown.iter().any(|d| d.profile_index == index) {
                 let error = super::units::engine_error(&failure, 0);
@@ -237,10 +238,13 @@ impl Worker<'_> {
                 break;
             };
             let planned = &planned;
-            let done = match planned.unit.skip_reason().or(stop) {
+            let mut done = match planned.unit.skip_reason().or(stop) {
                 Some(reason) => skipped(planned, reason),
                 None => self.run_retrying(planned, state),
             };
+            if let Some(signal) = super::interrupt::interrupted() {
+                cut_off(&mut done.result, signal);
+            }
             (self.settings.tick)();
             state
                 .lock()
@@ -385,6 +389,25 @@ fn not_started_again(planned: &Planned) -> Done {
     result.profile = Some(planned.profile);
     result.seq = Some(planned.seq);
     Done::without_answers(result, planned.profile_index)
+}
+
+/// A unit that errored once a signal had stopped the run (its engine was
+/// killed, or could not be started again) was cut off, not failed by the
+/// engine: it is reported as skipped, interrupted (issue 42).
+fn cut_off(result: &mut UnitResult, signal: crate::reporter::Signal) {
+    if result.verdict != Verdict::Errored {
+        return;
+    }
+    let mut interrupted = UnitResult::skipped(
+        result.kind.clone(),
+        result.id.clone(),
+        result.location.clone(),
+        format!("interrupted: cut off by {signal} before it finished"),
+    );
+    interrupted.profile = result.profile;
+    interrupted.seq = result.seq;
+    interrupted.time = result.time;
+    *result = interrupted;
 }
 
 /// Whether `result` is that of a unit not run because its worker gave up

@@ -271,6 +271,7 @@ fn padded_verdict(verdict: RunVerdict, width: usize) -> String {
         RunVerdict::Conforms => GOOD,
         RunVerdict::Diverges | RunVerdict::BadInput => BAD,
         RunVerdict::Errored | RunVerdict::NothingChecked => WARN,
+        RunVerdict::Interrupted => BAD,
     };
     let word = verdict.name().to_uppercase();
     let plain = format!("{word} (exit {})", verdict.exit_code());
@@ -785,7 +786,7 @@ impl<W: Write> Sink for JsonSink<W> {
             ",\"summary\":{},\"verdict\":{},\"exit_code\":{},\"conforms\":{},\"groups\":{}",
             serde_json::to_string(summary)?,
             serde_json::to_string(&verdict)?,
-            verdict.exit_code(),
+            summary.exit_code(),
             summary.conforms(),
             serde_json::to_string(&groups)?,
         )?;

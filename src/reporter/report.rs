@@ -545,10 +545,17 @@ pub enum RunVerdict {
     /// Nothing was checked: no games, or every unit skipped or filtered
     /// out: exit 4.
     NothingChecked,
+    /// A signal stopped the run before it was over (`summary.interrupted`
+    /// names it): exit 130, 143 or 129 ([`Summary::exit_code`]). What was
+    /// checked so far is reported, and the run does not pass.
+    Interrupted,
 }
 
 impl RunVerdict {
-    /// The process exit code of this verdict.
+    /// The process exit code of this verdict. For
+    /// [`RunVerdict::Interrupted`] it depends on the signal, which only
+    /// the summary knows ([`Summary::exit_code`]): this gives SIGINT's,
+    /// 130.
     #[must_use]
     pub const fn exit_code(self) -> u8 {
         match self {
@@ -557,6 +564,7 @@ impl RunVerdict {
             RunVerdict::BadInput => 2,
             RunVerdict::Errored => 3,
             RunVerdict::NothingChecked => 4,
+            RunVerdict::Interrupted => 130,
         }
     }
 
@@ -569,6 +577,7 @@ impl RunVerdict {
             RunVerdict::BadInput => "bad-input",
             RunVerdict::Errored => "errored",
             RunVerdict::NothingChecked => "nothing-checked",
+            RunVerdict::Interrupted => "interrupted",
         }
     }
 
@@ -581,6 +590,7 @@ impl RunVerdict {
             RunVerdict::Errored => 2,
             RunVerdict::Diverges => 3,
             RunVerdict::BadInput => 4,
+            RunVerdict::Interrupted => 5,
         };
         if rank(other) > rank(self) {
             other
@@ -702,10 +712,14 @@ impl Summary {
         }
     }
 
-    /// The run's verdict: the worst over its units (and, over several
+    /// The run's verdict: [`RunVerdict::Interrupted`] when a signal
+    /// stopped it, else the worst over its units (and, over several
     /// profiles, over its profiles).
     #[must_use]
     pub fn verdict(&self) -> RunVerdict {
+        if self.interrupted.is_some() {
+            return RunVerdict::Interrupted;
+        }
         // A requested profile that checked nothing (the engine's hello
         // does not list it) keeps the run from conforming: it was asked to
         // be certified and was not.
@@ -715,8 +729,20 @@ impl Summary {
             .fold(self.counts().verdict(), RunVerdict::worst)
     }
 
+    /// The exit code kpe-check ends with: the signal's (130, 143, 129)
+    /// when one stopped the run, else the verdict's.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match &self.interrupted {
+            Some(name) => super::stop::Signal::from_name(name)
+                .map_or(RunVerdict::Interrupted.exit_code(), super::stop::Signal::exit_code),
+            None => self.verdict().exit_code(),
+        }
+    }
+
     /// Whether the run passes: every unit checked conforms (known
-    /// divergences aside) and something was checked.
+    /// divergences aside), something was checked, and no signal stopped
+    /// it.
     #[must_use]
     pub fn conforms(&self) -> bool {
         self.verdict() == RunVerdict::Conforms

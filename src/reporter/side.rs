@@ -181,6 +181,7 @@ impl Badge {
             ),
             V::NothingChecked => ("nothing checked".to_owned(), "lightgrey"),
             V::BadInput => ("bad input".to_owned(), "lightgrey"),
+            V::Interrupted => ("interrupted".to_owned(), "lightgrey"),
         };
         Badge {
             label: "Kpé rules".to_owned(),

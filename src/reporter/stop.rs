@@ -36,6 +36,15 @@ impl Signal {
         128 + self.number()
     }
 
+    /// The signal of a name (`SIGTERM`, as [`fmt::Display`] writes it),
+    /// if it is one of the three.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Signal> {
+        [Signal::Hup, Signal::Int, Signal::Term]
+            .into_iter()
+            .find(|s| s.to_string() == name)
+    }
+
     /// The signal of a number, if it is one of the three.
     #[must_use]
     pub fn from_number(n: u8) -> Option<Signal> {
