@@ -734,8 +734,10 @@ impl Summary {
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         match &self.interrupted {
-            Some(name) => super::stop::Signal::from_name(name)
-                .map_or(RunVerdict::Interrupted.exit_code(), super::stop::Signal::exit_code),
+            Some(name) => super::stop::Signal::from_name(name).map_or(
+                RunVerdict::Interrupted.exit_code(),
+                super::stop::Signal::exit_code,
+            ),
             None => self.verdict().exit_code(),
         }
     }

@@ -12,7 +12,9 @@
 //! process group (a launcher such as `sh -c` and what it starts), every
 //! thread of each. A multi-threaded engine is charged at least its CPU
 //! time divided by the cores it may use, so that threads waiting for each
-//! other's cores are not taken for a machine that holds it back.
+//! other's cores are not taken for a machine that holds it back. Where
+//! processes came and went between two looks, their waits are lost with
+//! them: that stretch is charged the CPU time seen ([`sample`]).
 //!
 //! Nothing is read while a request is answered within a tenth of its
 //! timeout (nearly every request): that tenth is charged in full, and
@@ -134,14 +136,20 @@ mod sample {
         pub(in crate::live::process) stopped: bool,
     }
 
-    /// The threads of an engine's process group, by thread id.
-    pub(in crate::live::process) struct Sample(pub(in crate::live::process) BTreeMap<i32, Thread>);
+    /// The threads of an engine's process group, by thread id, and the
+    /// CPU time of the children its processes have reaped, by process id.
+    pub(in crate::live::process) struct Sample {
+        pub(in crate::live::process) threads: BTreeMap<i32, Thread>,
+        /// By process: its reaped children's CPU time and page faults.
+        reaped: BTreeMap<i32, (u64, u64)>,
+    }
 
     impl Sample {
         /// The threads of every process in `group`, or `None` when `/proc`
         /// cannot be read or says nothing of it (the group is gone).
         pub(in crate::live::process) fn read(group: i32) -> Option<Sample> {
             let mut threads = BTreeMap::new();
+            let mut reaped = BTreeMap::new();
             for entry in std::fs::read_dir("/proc").ok()?.flatten() {
                 let Some(pid) = entry
                     .file_name()
@@ -150,13 +158,14 @@ mod sample {
                 else {
                     continue;
                 };
-                let Some((state, pgrp)) = process_state(pid) else {
+                let Some(process) = process(pid) else {
                     continue;
                 };
-                if pgrp != group {
+                if process.group != group {
                     continue;
                 }
-                let stopped = matches!(state, 'T' | 't');
+                reaped.insert(pid, (process.reaped, process.faults));
+                let stopped = matches!(process.state, 'T' | 't');
                 let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
                     continue;
                 };
@@ -173,12 +182,19 @@ mod sample {
                     }
                 }
             }
-            (!threads.is_empty()).then_some(Sample(threads))
+            (!threads.is_empty()).then_some(Sample { threads, reaped })
         }
 
         /// What the `elapsed` between this sample and `after` is charged,
         /// for an engine that may use `cores` cores: the time it was not
         /// held back, and at least its CPU time over its cores.
+        ///
+        /// A thread that ended between the two samples (a launcher's
+        /// short-lived helpers) took its waits with it: when one did, or
+        /// a process of the group reaped a child meanwhile (its children's
+        /// CPU time or page faults grew), only the CPU time the group is
+        /// seen to have used is charged, since the rest may have been
+        /// spent waiting for a CPU.
         pub(in crate::live::process) fn charge(
             &self,
             after: &Sample,
@@ -187,8 +203,8 @@ mod sample {
         ) -> Duration {
             let interval = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
             let (mut run, mut held) = (0u64, 0u64);
-            for (tid, now) in &after.0 {
-                let before = self.0.get(tid);
+            for (tid, now) in &after.threads {
+                let before = self.threads.get(tid);
                 let since = |now: u64, then: Option<u64>| now.saturating_sub(then.unwrap_or(0));
                 run = run.saturating_add(since(now.run, before.map(|b| b.run)));
                 held = held.saturating_add(since(now.wait, before.map(|b| b.wait)));
@@ -196,23 +212,62 @@ mod sample {
                     held = held.saturating_add(interval);
                 }
             }
-            let free = interval - held.min(interval);
-            let busy = run / u64::from(cores.max(1));
-            Duration::from_nanos(free.max(busy))
+            let (mut reaped, mut faulted) = (0u64, false);
+            for (pid, &(cpu, faults)) in &after.reaped {
+                let (cpu_then, faults_then) =
+                    self.reaped.get(pid).copied().unwrap_or((cpu, faults));
+                reaped = reaped.saturating_add(cpu.saturating_sub(cpu_then));
+                faulted |= faults > faults_then;
+            }
+            let gone = self
+                .threads
+                .keys()
+                .any(|tid| !after.threads.contains_key(tid));
+            let free = if gone || reaped > 0 || faulted {
+                run.saturating_add(reaped)
+            } else {
+                interval - held.min(interval)
+            };
+            let busy = run.saturating_add(reaped) / u64::from(cores.max(1));
+            Duration::from_nanos(free.max(busy).min(interval))
         }
     }
 
-    /// A process's state letter and process group, from `/proc/PID/stat`.
-    fn process_state(pid: i32) -> Option<(char, i32)> {
+    /// What `/proc/PID/stat` says of a process.
+    struct Process {
+        state: char,
+        group: i32,
+        /// Nanoseconds of CPU used by the children it has reaped.
+        reaped: u64,
+        /// Page faults of the children it has reaped.
+        faults: u64,
+    }
+
+    /// A process's state, group and reaped children's CPU time, from
+    /// `/proc/PID/stat`.
+    fn process(pid: i32) -> Option<Process> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // The command name, in parentheses, may hold anything: the
-        // fields start after its last `)`.
-        let rest = &stat[stat.rfind(')')? + 1..];
-        let mut fields = rest.split_ascii_whitespace();
-        let state = fields.next()?.chars().next()?;
-        let _parent = fields.next()?;
-        let pgrp = fields.next()?.parse().ok()?;
-        Some((state, pgrp))
+        // fields start after its last `)` (the third field, `state`).
+        let fields: Vec<&str> = stat[stat.rfind(')')? + 1..]
+            .split_ascii_whitespace()
+            .collect();
+        let state = fields.first()?.chars().next()?;
+        let group = fields.get(2)?.parse().ok()?;
+        let field = |n: usize| fields.get(n - 3)?.parse::<u64>().ok();
+        // Fields 16 and 17, `cutime` and `cstime`, in clock ticks.
+        let ticks = field(16)? + field(17)?;
+        let per_second = rustix::param::clock_ticks_per_second().max(1);
+        let reaped = ticks.saturating_mul(1_000_000_000) / per_second;
+        // Fields 10 and 12, `cminflt` and `cmajflt`: a child reaped grows
+        // them even when it ran less than a tick.
+        let faults = field(10)? + field(12)?;
+        Some(Process {
+            state,
+            group,
+            reaped,
+            faults,
+        })
     }
 
     /// A thread's nanoseconds run and waited for a CPU, from its
@@ -278,13 +333,42 @@ mod tests {
         // Stopped by the time its state says so.
         let stopped = loop {
             let s = sample::Sample::read(group).unwrap();
-            if s.0.values().all(|t| t.stopped) {
+            if s.threads.values().all(|t| t.stopped) {
                 break s;
             }
             std::thread::yield_now();
         };
         let again = sample::Sample::read(group).unwrap();
         assert_eq!(stopped.charge(&again, second, 1), Duration::ZERO);
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    /// Regression: a launcher's helpers that come and go between two
+    /// looks (a pyenv shim's) took their waits for a CPU with them, so the
+    /// time a starved launcher spent was charged in full and the sample
+    /// Python engine still timed out at load 200. Such time is charged
+    /// by the CPU the group is seen to use.
+    #[test]
+    fn a_helper_that_came_and_went_is_charged_its_cpu_only() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 1; exec sleep 30"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let group = i32::try_from(child.id()).unwrap();
+        let threads = |n: usize| loop {
+            if let Some(s) = sample::Sample::read(group)
+                && s.threads.len() == n
+            {
+                break s;
+            }
+            std::thread::yield_now();
+        };
+        let (before, after) = (threads(2), threads(1));
+        let long = Duration::from_secs(100);
+        assert!(before.charge(&after, long, 1) < Duration::from_secs(10));
         child.kill().unwrap();
         child.wait().unwrap();
     }
