@@ -465,13 +465,13 @@ impl EngineProcess {
             self.closed_calls += self.stdin.as_ref().map_or(0, |w| w.calls);
         }
         self.stdin = None;
-        let deadline = Instant::now() + timeout;
+        // The engine's own time, as for an answer (`recv`): an engine slow
+        // to exit on a starved machine is not one that does not exit.
+        let mut budget = clock::Budget::new(timeout, self.group());
+        let mut wait = budget.first_wait();
         let mut extra = None;
         loop {
-            match self
-                .lines
-                .next(deadline.saturating_duration_since(Instant::now()))
-            {
+            match self.lines.next(wait) {
                 Some(Event::Line { text: line, .. }) => {
                     extra.get_or_insert(line);
                 }
@@ -485,6 +485,10 @@ impl EngineProcess {
                 Some(Event::NotUtf8) => return Err(ProcessError::NotUtf8),
                 Some(Event::ReadError(e)) => return Err(ProcessError::Io(e)),
                 None => {
+                    if let Some(more) = budget.more() {
+                        wait = more;
+                        continue;
+                    }
                     // Its stdout is still open: it may still run, or a
                     // process it started holds the pipe.
                     return match self.wait_for_exit(Duration::ZERO) {
@@ -498,14 +502,21 @@ impl EngineProcess {
                 }
             }
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.wait_for_exit(left.max(EXIT_GRACE)) {
-            Some(status) if status.success() => Ok(extra),
-            Some(status) => Err(ProcessError::Exited {
-                status: describe(status),
-                clean: false,
-            }),
-            None => Err(ProcessError::NoExit { waited: timeout }),
+        let mut grace = EXIT_GRACE;
+        loop {
+            match self.wait_for_exit(grace) {
+                Some(status) if status.success() => return Ok(extra),
+                Some(status) => {
+                    return Err(ProcessError::Exited {
+                        status: describe(status),
+                        clean: false,
+                    });
+                }
+                None => match budget.more() {
+                    Some(more) => grace = more,
+                    None => return Err(ProcessError::NoExit { waited: timeout }),
+                },
+            }
         }
     }
 

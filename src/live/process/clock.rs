@@ -93,6 +93,10 @@ impl Budget {
         }
         let group = self.group?;
         let seen = sample::Sample::read(group);
+        // Reading `/proc` takes time, much of it on a starved machine (it
+        // looks at every process): the sample is of when the reading
+        // ended, and the reading itself is not charged.
+        let read = Instant::now();
         self.charged += match (self.last.take(), &seen) {
             (Some((at, before)), Some(after)) => {
                 if self.cores == 0 {
@@ -100,12 +104,13 @@ impl Budget {
                         .unwrap_or(1)
                         .max(1);
                 }
-                before.charge(after, now.saturating_duration_since(at), self.cores)
+                before.charge(after, read.saturating_duration_since(at), self.cores)
             }
-            (Some((at, _)), None) => now.saturating_duration_since(at),
+            (Some((at, _)), None) => read.saturating_duration_since(at),
+            // The first part, charged in full up to the first look.
             (None, _) => wall,
         };
-        self.last = seen.map(|s| (now, s));
+        self.last = seen.map(|s| (read, s));
         if self.charged >= self.timeout {
             return None;
         }
