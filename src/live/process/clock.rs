@@ -107,8 +107,10 @@ impl Budget {
                 before.charge(after, read.saturating_duration_since(at), self.cores)
             }
             (Some((at, _)), None) => read.saturating_duration_since(at),
-            // The first part, charged in full up to the first look.
-            (None, _) => wall,
+            // The first part, charged in full: the part waited, not the
+            // time until the look (kpe-check itself may have been kept
+            // from a CPU after the wait).
+            (None, _) => wall.min(self.first_wait()),
         };
         self.last = seen.map(|s| (read, s));
         if self.charged >= self.timeout {
