@@ -57,6 +57,9 @@ pub(super) struct Budget {
     last: Option<(Instant, sample::Sample)>,
     /// The cores the engine may use (read at the first look).
     cores: u32,
+    /// Nanoseconds of waiting counted beyond the intervals they were
+    /// counted in, for the next ones.
+    carry: u64,
 }
 
 impl Budget {
@@ -70,6 +73,7 @@ impl Budget {
             charged: Duration::ZERO,
             last: None,
             cores: 0,
+            carry: 0,
         }
     }
 
@@ -104,7 +108,12 @@ impl Budget {
                         .unwrap_or(1)
                         .max(1);
                 }
-                before.charge(after, read.saturating_duration_since(at), self.cores)
+                before.charge(
+                    after,
+                    read.saturating_duration_since(at),
+                    self.cores,
+                    &mut self.carry,
+                )
             }
             (Some((at, _)), None) => read.saturating_duration_since(at),
             // The first part, charged in full: the part waited, not the
@@ -207,6 +216,7 @@ mod sample {
             after: &Sample,
             elapsed: Duration,
             cores: u32,
+            carry: &mut u64,
         ) -> Duration {
             let interval = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
             let (mut run, mut held) = (0u64, 0u64);
@@ -233,6 +243,11 @@ mod sample {
             let free = if gone || reaped > 0 || faulted {
                 run.saturating_add(reaped)
             } else {
+                // A wait is added to a thread's count only once the wait
+                // ends: one still going at a look shows in the next. What
+                // one interval counts beyond its length is carried on.
+                let held = held.saturating_add(std::mem::take(carry));
+                *carry = held.saturating_sub(interval);
                 interval - held.min(interval)
             };
             let busy = run.saturating_add(reaped) / u64::from(cores.max(1));
@@ -308,6 +323,7 @@ mod sample {
             _after: &Sample,
             elapsed: Duration,
             _cores: u32,
+            _carry: &mut u64,
         ) -> Duration {
             elapsed
         }
@@ -331,7 +347,11 @@ mod tests {
         let asleep = sample::Sample::read(group).expect("the group's threads are read");
         let later = sample::Sample::read(group).unwrap();
         let second = Duration::from_secs(1);
-        assert_eq!(asleep.charge(&later, second, 1), second, "asleep: charged");
+        assert_eq!(
+            asleep.charge(&later, second, 1, &mut 0),
+            second,
+            "asleep: charged"
+        );
         rustix::process::kill_process(
             rustix::process::Pid::from_raw(group).unwrap(),
             rustix::process::Signal::STOP,
@@ -346,7 +366,7 @@ mod tests {
             std::thread::yield_now();
         };
         let again = sample::Sample::read(group).unwrap();
-        assert_eq!(stopped.charge(&again, second, 1), Duration::ZERO);
+        assert_eq!(stopped.charge(&again, second, 1, &mut 0), Duration::ZERO);
         child.kill().unwrap();
         child.wait().unwrap();
     }
@@ -375,7 +395,7 @@ mod tests {
         };
         let (before, after) = (threads(2), threads(1));
         let long = Duration::from_secs(100);
-        assert!(before.charge(&after, long, 1) < Duration::from_secs(10));
+        assert!(before.charge(&after, long, 1, &mut 0) < Duration::from_secs(10));
         child.kill().unwrap();
         child.wait().unwrap();
     }
