@@ -344,6 +344,15 @@ mod tests {
             .spawn()
             .unwrap();
         let group = i32::try_from(child.id()).unwrap();
+        // Once it has become `sleep` and sleeps (not on the machine's
+        // time: on its own word).
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{group}/stat")).unwrap();
+            if stat.contains("(sleep) S") {
+                break;
+            }
+            std::thread::yield_now();
+        }
         let asleep = sample::Sample::read(group).expect("the group's threads are read");
         let later = sample::Sample::read(group).unwrap();
         let second = Duration::from_secs(1);
