@@ -10,8 +10,14 @@ use serde_json::Value;
 /// A transcript of one game from `start` with one ply, `ply` being the
 /// ply's JSON object.
 fn transcript(start: &str, ply: &str) -> String {
+    transcript_under("default", start, ply)
+}
+
+/// [`transcript`] of an engine claiming `profile`.
+fn transcript_under(profile: &str, start: &str, ply: &str) -> String {
     format!(
         r#"{{"format": "kpe-transcript", "version": 1, "engine": {{"name": "mutant", "version": "1"}},
+        "profile": "{profile}",
         "games": [{{"id": "g1", "start": "{start}", "plies": [{ply}]}}]}}"#
     )
 }
@@ -72,6 +78,47 @@ fn relay_sowing_cites_sow_5_with_or_without_the_capture_it_makes() {
 }
 
 #[test]
+fn relay_sowing_of_two_and_three_laps_cites_sow_5() {
+    // Issue 43's example: S3's six stones land in S1, making 7; the engine
+    // sows those on (landing in N4, making 8), then those (round to N4
+    // itself, empty since taken up): two laps of relay, every stone taken
+    // up and sown in order.
+    cites(
+        &transcript(
+            "6,6,6,6/6,6,6,6 S 0/0 ----/----",
+            r#"{"move": "S3", "after": "1,8,2,9/9,9,9,1 N 0/0 --3-/----", "captures": []}"#,
+        ),
+        "SOW-5",
+    );
+    // S2's stone lands in S3 (2); relayed to N1 (2), to N3 (3), to S2
+    // (empty): three laps.
+    cites(
+        &transcript(
+            "0,1,1,1/1,2,2,2 S 18/20 1234/1234",
+            r#"{"move": "S2", "after": "1,1,0,2/0,3,0,3 N 18/20 1234/1234", "captures": []}"#,
+        ),
+        "SOW-5",
+    );
+}
+
+#[test]
+fn a_capture_missed_by_a_mover_who_used_every_pit_cites_cap_1() {
+    // The suite's `cap-north-wrap-from-n4-origin-skipped-captures` under
+    // skip-origin: N4's eight stones pass over N4 and the last makes 2 in
+    // S1. North has moved from all four pits (and captured before): an
+    // engine that leaves S1 (it took the landing pit to be N4, as if the
+    // origin were sown) breaks CAP-1, not the lock.
+    cites(
+        &transcript_under(
+            "skip-origin",
+            "0,5,9,6/7,3,6,8 N 2/2 1234/1234",
+            r#"{"move": "N4", "after": "2,6,10,7/8,4,7,0 S 2/2 1234/1234", "captures": []}"#,
+        ),
+        "CAP-1",
+    );
+}
+
+#[test]
 fn a_capture_found_only_in_the_chain_cites_cap_2() {
     // S2 lands in N2 (2 stones, captured); N1 holds 6 and stops the chain.
     cites(
@@ -96,15 +143,31 @@ fn a_chain_into_the_movers_own_row_cites_cap_3_and_labels_no_other() {
 
 #[test]
 fn a_missing_feeding_duty_cites_feed_1() {
-    // South's row is empty; only N4 feeds (it lands in North's own N1). An
-    // engine that lists every pit has no feeding duty: FEED-1, the duty,
-    // comes before FEED-2, what meets it.
+    // South's row is empty; only N4 feeds, and its last stone lands in
+    // S3, in South's row: a move every idea of feeding counts. An engine
+    // that lists every pit has no feeding duty: FEED-1.
+    cites(
+        &transcript(
+            "0,0,0,0/3,0,0,3 N 18/24 1234/1234",
+            r#"{"move": "N4", "after": "1,1,1,0/3,0,0,0 S 18/24 1234/1234", "legal": ["N1", "N4"]}"#,
+        ),
+        "FEED-1",
+    );
+}
+
+#[test]
+fn every_pit_listed_when_the_only_feeding_moves_end_beyond_the_row_cites_feed_2() {
+    // South's row is empty; only N4 feeds, and it sows S1..S4 and ends in
+    // North's own N1. An engine for which only a move ending in the empty
+    // row feeds sees nothing that feeds, so the duty lapses and it lists
+    // every pit: its idea of what feeds is wrong (FEED-2), not the duty
+    // (spec/PROTOCOL.md, "Which rule a divergence cites").
     cites(
         &transcript(
             RELAY,
             r#"{"move": "N4", "after": "1,1,1,1/4,0,0,0 S 16/24 1234/1234", "legal": ["N1", "N4"]}"#,
         ),
-        "FEED-1",
+        "FEED-2",
     );
 }
 
