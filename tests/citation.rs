@@ -181,3 +181,67 @@ fn an_empty_legal_list_where_a_move_feeds_cites_end_1() {
         "END-1",
     );
 }
+
+#[test]
+fn games_whose_ids_slug_alike_get_distinct_scenario_ids_that_load_together() {
+    // The same relay in three games whose ids differ only in case and
+    // punctuation: their reproductions, pasted into one suite file, load.
+    let ply = r#"{"move": "S3", "after": "1,8,2,9/9,9,9,1 N 0/0 --3-/----", "captures": []}"#;
+    let games: Vec<String> = ["g1", "G1", "g_1"]
+        .iter()
+        .map(|id| {
+            format!(
+                r#"{{"id": "{id}", "start": "6,6,6,6/6,6,6,6 S 0/0 ----/----", "plies": [{ply}]}}"#
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{"format": "kpe-transcript", "version": 1, "engine": {{"name": "mutant", "version": "1"}},
+        "games": [{}]}}"#,
+        games.join(", ")
+    );
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("mutant.json");
+    std::fs::write(&path, text).expect("written");
+    let out = Command::cargo_bin("kpe-check")
+        .expect("built")
+        .arg(&path)
+        .args(["--format", "json"])
+        .output()
+        .expect("kpe-check runs");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let scenarios: Vec<Value> = report["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| u["divergence"]["scenario"].clone())
+        .collect();
+    let ids: Vec<&str> = scenarios
+        .iter()
+        .map(|s| s["id"].as_str().expect("an id"))
+        .collect();
+    assert_eq!(ids.len(), 3, "{report:#}");
+    assert_eq!(ids[0], "mutant-g1-ply-1");
+    assert!(
+        ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2],
+        "{ids:?}"
+    );
+    // The description names the engine and the game, not the path typed.
+    let description = scenarios[0]["description"].as_str().expect("a description");
+    assert!(
+        description.contains("by mutant 1, game g1") && !description.contains("mutant.json"),
+        "{description}"
+    );
+    let suite = dir.path().join("suite");
+    std::fs::create_dir(&suite).expect("a suite folder");
+    // JSON is YAML: the file as a suite reads it.
+    let yaml = serde_json::json!({
+        "topic": "three reproductions pasted together",
+        "scenarios": scenarios,
+    })
+    .to_string();
+    std::fs::write(suite.join("found.yaml"), yaml).expect("written");
+    let loaded = kpe::scenario::Suite::load(&suite).unwrap_or_else(|e| panic!("{e}"));
+    let count: usize = loaded.files.iter().map(|f| f.scenarios.len()).sum();
+    assert_eq!(count, 3);
+}

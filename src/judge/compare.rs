@@ -688,9 +688,9 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
     // it, the list is the duty kept with too narrow an idea of what feeds
     // (only a last stone in their row): nothing feeds by it and the duty
     // lapses. What feeds is FEED-2's.
-    let lands_there = feeding.iter().any(|&p| {
-        rules::apply(position, p, profile).1.landing.owner() == mover.opponent()
-    });
+    let lands_there = feeding
+        .iter()
+        .any(|&p| rules::apply(position, p, profile).1.landing.owner() == mover.opponent());
     vec![if lands_there { "FEED-1" } else { "FEED-2" }]
 }
 
