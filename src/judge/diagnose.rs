@@ -124,6 +124,7 @@ pub(crate) fn diagnose(
         notes,
         scenario: Some(scenario),
         perft: None,
+        counts: Vec::new(),
     }
 }
 

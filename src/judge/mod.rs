@@ -24,7 +24,7 @@ mod rules;
 
 pub use answers::{Answers, diagnose};
 pub use compare::{Agreed, Mismatch, agreement, compare, expected};
-pub use divergence::{Divergence, FieldDiff};
+pub use divergence::{Divergence, FieldDiff, PerftClaim};
 pub(crate) use edges::captured_by_open_rows;
 pub use edges::{Boundary, Decides, Flip, MAX_SAMPLES, edge_positions};
 pub use facts::{Answer, Facts, Question};

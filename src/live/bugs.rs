@@ -100,6 +100,12 @@ pub enum Bug {
     /// so positions that differ only in whose pits were used share one
     /// count. Its `legal` and `play` answers are the reference's.
     PerftUsedRowsAlias,
+    /// END-3, in perft only, under `end-on-repetition`: the engine's perft
+    /// never takes a position off its repetition history when it leaves a
+    /// subtree, so a sequence ends at a position that only an earlier
+    /// sequence reached. Its `legal` and `play` answers are the
+    /// reference's, and with no repetition rule so is its perft.
+    PerftHistoryKept,
     /// FEED-2, under `feed-after-capture` only: whether a move feeds is
     /// judged on its sowing followed by its captures even when the mover is
     /// locked and so captures nothing (LOCK-1), so a feeding move whose
@@ -111,7 +117,7 @@ pub enum Bug {
 
 impl Bug {
     /// Every bug with its name and the rule it breaks (the control first).
-    pub const ALL: [(&'static str, Bug, &'static str); 33] = [
+    pub const ALL: [(&'static str, Bug, &'static str); 34] = [
         ("none", Bug::None, ""),
         (
             "extra-turn-after-capture",
@@ -164,6 +170,7 @@ impl Bug {
         ),
         ("ends-on-repetition", Bug::EndsOnRepetition, "END-3"),
         ("perft-used-rows-alias", Bug::PerftUsedRowsAlias, "LOCK-2"),
+        ("perft-history-kept", Bug::PerftHistoryKept, "END-3"),
         (
             "locked-capture-starves",
             Bug::LockedCaptureStarves,
@@ -293,8 +300,44 @@ pub fn answer(bug: Bug, request: &Request, profile: Profile) -> Option<Reply> {
                 nodes: aliased_perft(&position, depth, profile),
             })
         }
+        Request::Perft { position, depth } if bug == Bug::PerftHistoryKept && depth <= 12 => {
+            let mut history = vec![position];
+            Some(Reply::Perft {
+                nodes: history_kept_perft(&position, depth, profile, &mut history),
+            })
+        }
         _ => None,
     }
+}
+
+/// [`Bug::PerftHistoryKept`]'s perft: under `end-on-repetition` a position
+/// already in `history` ends the sequence (END-3), but a position is pushed
+/// when its subtree is entered and never popped when it is left (the bug).
+fn history_kept_perft(
+    position: &Position,
+    depth: u32,
+    profile: Profile,
+    history: &mut Vec<Position>,
+) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = crate::rules::legal_moves(position, profile);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    let mut n = 0;
+    for pit in moves {
+        let (child, _) = crate::rules::apply(position, pit, profile);
+        if profile.has(Switch::EndOnRepetition) {
+            if history.contains(&child) {
+                continue;
+            }
+            history.push(child);
+        }
+        n += history_kept_perft(&child, depth - 1, profile, history);
+    }
+    n
 }
 
 /// [`Bug::PerftUsedRowsAlias`]'s perft: its move-making shares one
@@ -711,6 +754,7 @@ mod tests {
                     "none",
                     "ends-on-repetition",
                     "perft-used-rows-alias",
+                    "perft-history-kept",
                     "locked-capture-starves",
                 ]
                 .contains(n)

@@ -1056,6 +1056,7 @@ mod tests {
                 notes: vec![],
                 scenario: None,
                 perft: None,
+                counts: Vec::new(),
             },
         )
     }
