@@ -30,8 +30,8 @@ pub use edges::{Boundary, Decides, Flip, MAX_SAMPLES, edge_positions};
 pub use facts::{Answer, Facts, Question};
 pub use perft::{ANY_COUNT, count_rule};
 pub use reading::{
-    Explanation, Nearest, Reading, Recheck, RuleCount, Tally, Unexplained, name_reading, nearest,
-    reading_from, switch_summary, unexplained,
+    Explanation, Nearest, NextProfile, Reading, Recheck, RuleCount, Tally, Unexplained,
+    name_reading, nearest, reading_from, switch_summary, unexplained,
 };
 pub(crate) use rules::ReportRules;
 pub use rules::{RULE_IDS, RuleSet, rule_title};

@@ -270,7 +270,8 @@ pub fn check_transcript_file_with(
             Ok(reading)
         });
         match named {
-            Ok(reading) => summary.reading = Some(reading),
+            // A transcript's units are its games, and its reading counts them so.
+            Ok(reading) => summary.reading = Some(reading.stated_in("game")),
             Err(CheckError::Input(e)) => {
                 let _ = sink.fail(&e);
                 return Err(CheckError::Input(e));
