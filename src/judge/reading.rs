@@ -271,12 +271,18 @@ impl fmt::Display for Said<'_> {
                         } else {
                             next.profile.to_string()
                         };
-                        write!(
-                            f,
-                            " (weak evidence: {next_name} leaves {}, only {} more)",
-                            count(next.units),
-                            next.units.saturating_sub(nearest.units)
-                        )?;
+                        match next.units.saturating_sub(nearest.units) {
+                            0 => write!(
+                                f,
+                                " (weak evidence: {next_name} leaves as many, {})",
+                                count(next.units)
+                            )?,
+                            more => write!(
+                                f,
+                                " (weak evidence: {next_name} leaves {}, only {more} more)",
+                                count(next.units)
+                            )?,
+                        }
                     }
                 }
             }
@@ -833,7 +839,9 @@ mod tests {
         // `default` read against the all-off profile is the claim.
         let claimed = Profile::ALL_OFF;
         let sentence = |explanations: &[Explanation], noun: &str| {
-            reading_from(claimed, explanations, &[]).stated_in(noun).text
+            reading_from(claimed, explanations, &[])
+                .stated_in(noun)
+                .text
         };
         // One game ahead of the claim, in 28: weak.
         let hair = [explanation("default", 28), explanation("skip-origin", 27)];
@@ -862,8 +870,18 @@ mod tests {
             text.ends_with("closest: conforms under skip-origin except CAP-3 (3 units)"),
             "{text}"
         );
+        // A tie lost only on the switches changed: weak, and said so.
+        let tie = [explanation("strict-lock", 4), explanation("skip-origin", 4)];
+        let text = sentence(&tie, "unit");
+        assert!(
+            text.ends_with("(weak evidence: strict-lock leaves as many, 4 units)"),
+            "{text}"
+        );
         // Two ahead of 50 is less than a tenth: weak; two ahead of 5 is not.
-        let close = [explanation("strict-lock", 52), explanation("skip-origin", 50)];
+        let close = [
+            explanation("strict-lock", 52),
+            explanation("skip-origin", 50),
+        ];
         assert!(nearest(claimed, &close).unwrap().weak());
         let clear = [explanation("strict-lock", 7), explanation("skip-origin", 5)];
         assert!(!nearest(claimed, &clear).unwrap().weak());

@@ -36,6 +36,10 @@ pub enum Bug {
     /// SOW-5: relay sowing: when the last stone lands in a pit that already
     /// held stones, they are taken up and sown on, once.
     RelayOnce,
+    /// SOW-5: relay sowing lap after lap: for as long as the last stone
+    /// lands in a pit that already held stones, they are taken up and sown
+    /// on (at most 32 laps).
+    RelayUntilEmpty,
     /// LOCK-1: no opening lock at all.
     NoLock,
     /// LOCK-1: the lock is judged on the opponent's used pits.
@@ -51,6 +55,12 @@ pub enum Bug {
     CaptureThrees,
     /// CAP-1: only twos are captured, never fours.
     CaptureOnlyTwos,
+    /// CAP-1, under `skip-origin` only: the sowing skips the origin, but
+    /// the capture is judged at the pit where the last stone would have
+    /// landed had the origin been sown (one pit short on a sowing of 8 or
+    /// more), so a mover with every pit used misses the capture the real
+    /// landing pit makes (or takes the wrong pit).
+    CaptureWhereOriginSown,
     /// CAP-2: the chain also takes the pit after the landing pit.
     ChainAlsoForward,
     /// CAP-2: no chain: only the landing pit is captured.
@@ -117,7 +127,7 @@ pub enum Bug {
 
 impl Bug {
     /// Every bug with its name and the rule it breaks (the control first).
-    pub const ALL: [(&'static str, Bug, &'static str); 34] = [
+    pub const ALL: [(&'static str, Bug, &'static str); 36] = [
         ("none", Bug::None, ""),
         (
             "extra-turn-after-capture",
@@ -128,6 +138,7 @@ impl Bug {
         ("sow-clockwise", Bug::SowClockwise, "SOW-3"),
         ("north-skips-origin", Bug::NorthSkipsOrigin, "SOW-4"),
         ("relay-once", Bug::RelayOnce, "SOW-5"),
+        ("relay-until-empty", Bug::RelayUntilEmpty, "SOW-5"),
         ("no-lock", Bug::NoLock, "LOCK-1"),
         ("lock-on-opponent", Bug::LockOnOpponent, "LOCK-1"),
         ("lock-after-three-pits", Bug::LockAfterThreePits, "LOCK-1"),
@@ -135,6 +146,11 @@ impl Bug {
         ("north-strict-lock", Bug::NorthStrictLock, "LOCK-3"),
         ("capture-threes", Bug::CaptureThrees, "CAP-1"),
         ("capture-only-twos", Bug::CaptureOnlyTwos, "CAP-1"),
+        (
+            "capture-where-origin-sown",
+            Bug::CaptureWhereOriginSown,
+            "CAP-1",
+        ),
         ("chain-also-forward", Bug::ChainAlsoForward, "CAP-2"),
         ("no-chain", Bug::NoChain, "CAP-2"),
         ("chain-jumps-a-break", Bug::ChainJumpsABreak, "CAP-2"),
@@ -540,6 +556,7 @@ impl Rules {
         let mut origin = pit;
         let mut current = pit;
         let mut relayed = false;
+        let mut laps = 0;
         loop {
             // SOW-2.
             let mut hand = p.pits[origin.index()];
@@ -568,11 +585,21 @@ impl Rules {
                 hand -= 1;
                 sown.push(current);
             }
-            // SOW-5: single lap, except the relay bug's one relay.
-            if self.is(Bug::RelayOnce) && !relayed && p.pits[current.index()] > 1 {
+            // SOW-5: single lap, except the relay bugs' relays.
+            let relays = (self.is(Bug::RelayOnce) && !relayed)
+                || (self.is(Bug::RelayUntilEmpty) && laps < 32);
+            if relays && p.pits[current.index()] > 1 {
                 relayed = true;
+                laps += 1;
                 origin = current;
                 continue;
+            }
+            if self.is(Bug::CaptureWhereOriginSown) && skip_origin {
+                // The landing pit as if the origin were sown: the pit
+                // before the real one when the sowing came round to it.
+                let stones = sown.len();
+                let landing = (0..stones).fold(pit, |at, _| at.next());
+                return (sown, landing);
             }
             return (sown, current);
         }
@@ -814,6 +841,28 @@ mod tests {
     }
 
     #[test]
+    fn a_capture_judged_where_the_origin_would_be_sown_cites_cap_1() {
+        // The suite's `cap-north-wrap-from-n4-origin-skipped-captures`:
+        // under skip-origin N4's eight stones pass over N4 and the last
+        // makes 2 in S1; the engine looks for the capture in N4, its own
+        // pit. North has used every pit: CAP-1, not the lock (issue 43).
+        let skip = Profile::with(&[Switch::SkipOrigin]);
+        let question = Question::Play(
+            "0,5,9,6/7,3,6,8 N 2/2 1234/1234".parse().unwrap(),
+            "N4".parse().unwrap(),
+        );
+        let claimed = answer(Bug::CaptureWhereOriginSown, &question, skip);
+        let m = compare(&question, &claimed, skip).expect("the capture is missed");
+        assert_eq!(m.rules, ["CAP-1"], "{:?}", m.fields);
+        // With the origin sown the two landing pits are one: no bug.
+        let sown = skip.set(Switch::SkipOrigin, false);
+        assert_eq!(
+            answer(Bug::CaptureWhereOriginSown, &question, sown),
+            expected(&question, sown)
+        );
+    }
+
+    #[test]
     fn names_round_trip_and_unknown_names_are_listed() {
         for (name, bug, rule) in Bug::ALL {
             assert_eq!(name.parse::<Bug>(), Ok(bug));
@@ -878,6 +927,15 @@ mod tests {
                 "9,10,8,3/1,3,1,9 S 0/4 1234/1234",
                 Some("S4"),
                 vec!["CAP-4"],
+            ),
+            // Relay lap after lap (issue 43): from the start S3's stones
+            // land in S1, relayed to N4, then round to N4 itself: SOW-5,
+            // not SOW-2 and SOW-3.
+            (
+                "relay-until-empty",
+                "6,6,6,6/6,6,6,6 S 0/0 ----/----",
+                Some("S3"),
+                vec!["SOW-5"],
             ),
             // An empty own pit refused as feeding-required: MOVE-4.
             (
