@@ -192,7 +192,7 @@ macro_rules! corpus_tests {
 
         #[test]
         fn every_bug_has_a_test() {
-            let tested = [$($bug,)* "ends-on-repetition", "perft-used-rows-alias", "perft-history-kept", "locked-capture-starves"];
+            let tested = [$($bug,)* "ends-on-repetition", "perft-used-rows-alias", "perft-history-kept", "perft-finished-counted", "locked-capture-starves"];
             for (name, _, _) in Bug::ALL {
                 assert!(name == "none" || tested.contains(&name), "no test for {name}");
             }

@@ -145,6 +145,31 @@ fn a_perft_whose_history_is_not_unwound_cites_end_3_and_names_no_reading() {
 }
 
 #[test]
+fn a_perft_that_counts_a_finished_game_cites_move_3() {
+    // The engine's perft counts a finished game as one sequence whatever
+    // the plies left; the suite's endgame tables reach finished games.
+    let report = check(&["--bug", "perft-finished-counted"], "default", 2);
+    let diverged: Vec<&UnitResult> = report
+        .units
+        .iter()
+        .filter(|u| u.divergence.is_some())
+        .collect();
+    assert!(!diverged.is_empty(), "the finished-game perft is missed");
+    for unit in &diverged {
+        assert_eq!(unit.kind, "perft", "{}", unit.id);
+        let d = unit.divergence.as_deref().unwrap();
+        assert_eq!(d.rules.to_string(), "MOVE-3", "{} {:?}", unit.id, d.notes);
+        assert!(
+            d.notes.iter().all(|n| !n.contains("another reading")),
+            "{:?}",
+            d.notes
+        );
+    }
+    let reading = report.summary.reading.as_ref().expect("a reading verdict");
+    assert!(!reading.explained(), "{reading}");
+}
+
+#[test]
 fn a_perft_that_ignores_repetition_cites_end_3() {
     let report = check(
         &["--fault", "perft-without-repetition"],

@@ -116,6 +116,11 @@ pub enum Bug {
     /// sequence reached. Its `legal` and `play` answers are the
     /// reference's, and with no repetition rule so is its perft.
     PerftHistoryKept,
+    /// MOVE-3, in perft only: a finished game (no legal move) with plies
+    /// still to count is counted as one sequence, as if it were a leaf,
+    /// where it has no continuations. Its `legal` and `play` answers are
+    /// the reference's.
+    PerftFinishedCounted,
     /// FEED-2, under `feed-after-capture` only: whether a move feeds is
     /// judged on its sowing followed by its captures even when the mover is
     /// locked and so captures nothing (LOCK-1), so a feeding move whose
@@ -127,7 +132,7 @@ pub enum Bug {
 
 impl Bug {
     /// Every bug with its name and the rule it breaks (the control first).
-    pub const ALL: [(&'static str, Bug, &'static str); 36] = [
+    pub const ALL: [(&'static str, Bug, &'static str); 37] = [
         ("none", Bug::None, ""),
         (
             "extra-turn-after-capture",
@@ -187,6 +192,11 @@ impl Bug {
         ("ends-on-repetition", Bug::EndsOnRepetition, "END-3"),
         ("perft-used-rows-alias", Bug::PerftUsedRowsAlias, "LOCK-2"),
         ("perft-history-kept", Bug::PerftHistoryKept, "END-3"),
+        (
+            "perft-finished-counted",
+            Bug::PerftFinishedCounted,
+            "MOVE-3",
+        ),
         (
             "locked-capture-starves",
             Bug::LockedCaptureStarves,
@@ -322,8 +332,33 @@ pub fn answer(bug: Bug, request: &Request, profile: Profile) -> Option<Reply> {
                 nodes: history_kept_perft(&position, depth, profile, &mut history),
             })
         }
+        Request::Perft { position, depth } if bug == Bug::PerftFinishedCounted && depth <= 12 => {
+            Some(Reply::Perft {
+                nodes: finished_counted_perft(&position, depth, profile),
+            })
+        }
         _ => None,
     }
+}
+
+/// [`Bug::PerftFinishedCounted`]'s perft: a position with no legal move
+/// counts 1 however many plies are left (the bug: MOVE-3 gives it none).
+/// With no repetition rule, as the sample's tests claim.
+fn finished_counted_perft(position: &Position, depth: u32, profile: Profile) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = crate::rules::legal_moves(position, profile);
+    if moves.is_empty() {
+        return 1;
+    }
+    moves
+        .into_iter()
+        .map(|pit| {
+            let (child, _) = crate::rules::apply(position, pit, profile);
+            finished_counted_perft(&child, depth - 1, profile)
+        })
+        .sum()
 }
 
 /// [`Bug::PerftHistoryKept`]'s perft: under `end-on-repetition` a position
@@ -782,6 +817,7 @@ mod tests {
                     "ends-on-repetition",
                     "perft-used-rows-alias",
                     "perft-history-kept",
+                    "perft-finished-counted",
                     "locked-capture-starves",
                 ]
                 .contains(n)
