@@ -88,9 +88,12 @@ pub struct Nearest {
     pub units: u64,
     /// The rules left unexplained under it, with how many units each.
     pub rules: Vec<RuleCount>,
-    /// The profile that comes next (the fewest units unexplained among the
-    /// others, ties broken as for the nearest) and how many it leaves: how
-    /// far ahead the nearest is ([`Nearest::weak`]).
+    /// The best profile that does not share the nearest's departures from
+    /// the claimed one (some switch the nearest changes is left as
+    /// claimed), ties broken as for the nearest, and how many units it
+    /// leaves: how far ahead the nearest's diagnosis is
+    /// ([`Nearest::weak`]). When the nearest is the claimed profile, the
+    /// best of the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<NextProfile>,
 }
@@ -439,9 +442,19 @@ pub fn reading_from(
 pub fn nearest(claimed: Profile, explanations: &[Explanation]) -> Option<Nearest> {
     let rank = |e: &&Explanation| (e.units, distance(claimed, e.profile), all_order(e.profile));
     let best = explanations.iter().min_by_key(rank)?;
+    // The diagnosis is the switches the nearest changes: the runner-up is
+    // the best profile that keeps one of them as claimed (a profile that
+    // changes them too, and more the units do not tell apart, backs it).
+    let changed: Vec<Switch> = Switch::ALL
+        .into_iter()
+        .filter(|&s| best.profile.has(s) != claimed.has(s))
+        .collect();
     let next = explanations
         .iter()
         .filter(|e| e.profile != best.profile)
+        .filter(|e| {
+            changed.is_empty() || changed.iter().any(|&s| e.profile.has(s) == claimed.has(s))
+        })
         .min_by_key(rank)
         .map(|e| NextProfile {
             profile: e.profile,
@@ -870,6 +883,22 @@ mod tests {
             text.ends_with("closest: conforms under skip-origin except CAP-3 (3 units)"),
             "{text}"
         );
+        // A profile that changes the nearest's switch and more, which the
+        // units do not tell apart, backs the diagnosis: not the runner-up.
+        let backed = [
+            explanation("default", 9),
+            explanation("skip-origin", 1),
+            explanation("skip-origin,strict-lock", 1),
+        ];
+        let near = nearest(claimed, &backed).unwrap();
+        assert_eq!(
+            near.next,
+            Some(NextProfile {
+                profile: claimed,
+                units: 9
+            })
+        );
+        assert!(!near.weak());
         // A tie lost only on the switches changed: weak, and said so.
         let tie = [explanation("strict-lock", 4), explanation("skip-origin", 4)];
         let text = sentence(&tie, "unit");
