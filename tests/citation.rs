@@ -172,6 +172,21 @@ fn every_pit_listed_when_the_only_feeding_moves_end_beyond_the_row_cites_feed_2(
 }
 
 #[test]
+fn legal_moves_judged_on_a_relay_sowing_cite_sow_5() {
+    // North must feed South's empty row and nothing feeds: every pit is
+    // legal. With relay, N1's two stones land on N3's stone and relay on
+    // into South's row, N2's land in N3 and relay on too: an engine that
+    // keeps the feeding duty but sows with relay lists N1 and N2 only.
+    cites(
+        &transcript(
+            "0,0,0,0/2,1,1,0 N 22/22 1234/1234",
+            r#"{"move": "N1", "after": "0,0,0,0/0,2,2,0 S 22/22 1234/1234", "legal": ["N1", "N2"]}"#,
+        ),
+        "SOW-5",
+    );
+}
+
+#[test]
 fn an_empty_legal_list_where_a_move_feeds_cites_end_1() {
     cites(
         &transcript(

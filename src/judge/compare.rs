@@ -664,6 +664,11 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
         // an end) where there is none.
         return vec![if got.is_empty() { "END-1" } else { "FEED-1" }];
     }
+    // The feeding rule kept, but judged on a relay sowing: which moves feed
+    // follows from the sowing, and the sowing is the step broken (SOW-5).
+    if !got.is_empty() && relay_feeding_lists(position, profile).contains(&distinct) {
+        return vec!["SOW-5"];
+    }
     let feeding: Vec<Pit> = mover
         .pits()
         .into_iter()
@@ -692,6 +697,71 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
         .iter()
         .any(|&p| rules::apply(position, p, profile).1.landing.owner() == mover.opponent());
     vec![if lands_there { "FEED-1" } else { "FEED-2" }]
+}
+
+/// The legal moves an engine gives that keeps the feeding rule (FEED-1 to
+/// FEED-3) but sows with relay (what SOW-5 rules out), once or for as long
+/// as the relay goes on, when they are neither the rules' own nor every
+/// non-empty pit (the list of an engine with no duty): a move feeds
+/// when some lap of its sowing puts a stone into the opponent's row. Only
+/// under feeding by sowing (under `feed-after-capture` the captures a
+/// relay would make decide, which this does not follow). Sorted lists.
+fn relay_feeding_lists(position: &Position, profile: Profile) -> Vec<Vec<Pit>> {
+    if profile.has(crate::profile::Switch::FeedAfterCapture) {
+        return Vec::new();
+    }
+    let mover = position.to_move();
+    let start: Vec<u32> = position.pits().iter().map(|&c| u32::from(c)).collect();
+    let skip = skips_origin(profile);
+    let candidates: Vec<Pit> = mover
+        .pits()
+        .into_iter()
+        .filter(|&p| position.stones(p) > 0)
+        .collect();
+    let rules_list = legal_moves(position, profile).to_vec();
+    let mut lists = Vec::new();
+    for most_laps in [1, 64] {
+        let feeding: Vec<Pit> = candidates
+            .iter()
+            .copied()
+            .filter(|&pit| relay_feeds(&start, pit, skip, most_laps, mover.opponent()))
+            .collect();
+        let list = if !feeding.is_empty() {
+            feeding
+        } else if profile.has(crate::profile::Switch::EndWhenUnfeedable) {
+            Vec::new()
+        } else {
+            candidates.clone()
+        };
+        // Every non-empty pit is what an engine with no duty lists too: it
+        // tells nothing of the sowing.
+        if list != rules_list && list != candidates && !lists.contains(&list) {
+            lists.push(list);
+        }
+    }
+    lists
+}
+
+/// Whether sowing `pit` on `start` with up to `most_laps` relays puts a
+/// stone into `opponent`'s row.
+fn relay_feeds(start: &[u32], pit: Pit, skip: bool, most_laps: usize, opponent: Player) -> bool {
+    let (mut board, mut at) = (start.to_vec(), pit);
+    for lap in 0..=most_laps {
+        let stones = board[at.index()];
+        if lap > 0 && stones <= 1 {
+            return false;
+        }
+        let origin = at;
+        let before = board.clone();
+        (board, at) = sow_board(&before, origin, stones, skip);
+        let sown_there = Pit::ALL
+            .into_iter()
+            .any(|p| p.owner() == opponent && p != origin && board[p.index()] > before[p.index()]);
+        if sown_there {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether the reference passes over the origin of a long sowing under
