@@ -31,14 +31,18 @@ use kpe::{Game, Position, Profile};
 
 /// The profile the engine of `bug` claims: the default, but for a bug of
 /// one reading's value, which can only show under that value: the fullest
-/// pit played when nothing feeds needs the obligation to lapse (I4), and an
-/// end at the first recurrence needs a game with no repetition rule (I5).
+/// pit played when nothing feeds needs the obligation to lapse (I4), an
+/// end at the first recurrence needs a game with no repetition rule (I5),
+/// and a capture judged as if the origin were sown needs it skipped (I1).
 fn claimed(bug: &str) -> Profile {
     match bug.parse::<Bug>() {
         Ok(Bug::UnfeedablePlaysFullest) => {
             Profile::DEFAULT.set(kpe::Switch::EndWhenUnfeedable, false)
         }
         Ok(Bug::EndsOnRepetition) => Profile::DEFAULT.set(kpe::Switch::EndOnRepetition, false),
+        // The landing pit judged as if the origin were sown differs from
+        // the real one only when the origin is skipped (I1).
+        Ok(Bug::CaptureWhereOriginSown) => Profile::DEFAULT.set(kpe::Switch::SkipOrigin, true),
         _ => Profile::DEFAULT,
     }
 }
@@ -188,7 +192,7 @@ macro_rules! corpus_tests {
 
         #[test]
         fn every_bug_has_a_test() {
-            let tested = [$($bug,)* "ends-on-repetition", "perft-used-rows-alias", "locked-capture-starves"];
+            let tested = [$($bug,)* "ends-on-repetition", "perft-used-rows-alias", "perft-history-kept", "perft-finished-counted", "locked-capture-starves"];
             for (name, _, _) in Bug::ALL {
                 assert!(name == "none" || tested.contains(&name), "no test for {name}");
             }
@@ -202,6 +206,7 @@ corpus_tests! {
     sow_3_sow_clockwise: "sow-clockwise",
     sow_4_north_skips_origin: "north-skips-origin",
     sow_5_relay_once: "relay-once",
+    sow_5_relay_until_empty: "relay-until-empty",
     lock_1_no_lock: "no-lock",
     lock_1_lock_on_opponent: "lock-on-opponent",
     lock_1_lock_after_three_pits: "lock-after-three-pits",
@@ -209,6 +214,7 @@ corpus_tests! {
     lock_3_north_strict_lock: "north-strict-lock",
     cap_1_capture_threes: "capture-threes",
     cap_1_capture_only_twos: "capture-only-twos",
+    cap_1_capture_where_origin_sown: "capture-where-origin-sown",
     cap_2_chain_also_forward: "chain-also-forward",
     cap_2_no_chain: "no-chain",
     cap_2_chain_jumps_a_break: "chain-jumps-a-break",

@@ -653,7 +653,7 @@ fn the_reading_is_named_for_the_skip_origin_engine() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(format!(
-            "reading   claimed {}, but no documented reading explains it: it diverges under every one of the 31 other profiles re-checked; closest: the claimed profile itself, which leaves CAP-3 (1 unit) unexplained\n",
+            "reading   claimed {}, but no documented reading explains it: it diverges under every one of the 31 other profiles re-checked; closest: the claimed profile itself, which leaves CAP-3 (1 game) unexplained\n",
             written(Profile::ALL_OFF),
         )));
 }

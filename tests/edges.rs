@@ -23,6 +23,11 @@ fn old(words: &str) -> String {
 /// Checks `kpe engine ARGS...` claiming `profile` (read by [`old`]), with
 /// the default perft depth and a few seeded games.
 fn check(args: &[&str], profile: &str, games: u32) -> Checked {
+    check_only(args, profile, games, &[])
+}
+
+/// [`check`] with `--only PATTERN` for each of `only`.
+fn check_only(args: &[&str], profile: &str, games: u32, only: &[&str]) -> Checked {
     let profile = old(profile);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engine.json");
@@ -33,11 +38,12 @@ fn check(args: &[&str], profile: &str, games: u32) -> Checked {
         "timeouts": {"start_ms": 10000, "request_ms": 5000},
     });
     std::fs::write(&path, manifest.to_string()).unwrap();
-    let options = LiveOptions {
+    let mut options = LiveOptions {
         seed: Some(5),
         games: Some(games),
         ..LiveOptions::default()
     };
+    options.policy.only = only.iter().map(|p| p.parse().unwrap()).collect();
     let manifest = Manifest::load(&path).unwrap();
     checked(&manifest, &path, &options)
 }
@@ -81,6 +87,86 @@ fn a_perft_only_bug_is_traced_to_its_smallest_subtree_and_cites_lock_2() {
         reading.text.contains("the claimed profile itself"),
         "{reading}"
     );
+}
+
+#[test]
+fn a_perft_whose_history_is_not_unwound_cites_end_3_and_names_no_reading() {
+    // Issue 43: the engine's perft keeps every position it entered in its
+    // repetition history, so the initial position's perft(5) counts 880
+    // where the rules give 952; some subtree may count as another reading
+    // would, by chance, but the other counts rule every reading out. Under
+    // a full run and with perft alone, the rule is END-3 and no reading
+    // is named.
+    for only in [&[][..], &["perft/*"][..]] {
+        let report = check_only(
+            &["--bug", "perft-history-kept"],
+            "end-on-repetition",
+            2,
+            only,
+        );
+        let diverged: Vec<&UnitResult> = report
+            .units
+            .iter()
+            .filter(|u| u.divergence.is_some())
+            .collect();
+        assert!(!diverged.is_empty(), "{only:?}: the history bug is missed");
+        for unit in &diverged {
+            assert_eq!(unit.kind, "perft", "{only:?}: {}", unit.id);
+            let d = unit.divergence.as_deref().unwrap();
+            assert_eq!(
+                d.rules.to_string(),
+                "END-3",
+                "{only:?} {}: {:?}",
+                unit.id,
+                d.notes
+            );
+            assert!(
+                d.notes.iter().any(|n| n.contains("repetition history")),
+                "{:?}",
+                d.notes
+            );
+            assert!(
+                d.notes.iter().all(|n| !n.contains("another reading")),
+                "{only:?}: a reading is named: {:?}",
+                d.notes
+            );
+            // Every count the engine gave on the way down is recorded.
+            assert!(d.counts.len() > 1, "{:?}", d.counts);
+        }
+        let depth5 = diverged
+            .iter()
+            .find(|u| u.id == "perft/initial/5")
+            .expect("perft(5) diverges");
+        let root = depth5.divergence.as_deref().unwrap().counts[0];
+        assert_eq!((root.depth, root.nodes), (5, 880));
+        let reading = report.summary.reading.as_ref().expect("a reading verdict");
+        assert!(!reading.explained(), "{only:?}: {reading}");
+    }
+}
+
+#[test]
+fn a_perft_that_counts_a_finished_game_cites_move_3() {
+    // The engine's perft counts a finished game as one sequence whatever
+    // the plies left; the suite's endgame tables reach finished games.
+    let report = check(&["--bug", "perft-finished-counted"], "default", 2);
+    let diverged: Vec<&UnitResult> = report
+        .units
+        .iter()
+        .filter(|u| u.divergence.is_some())
+        .collect();
+    assert!(!diverged.is_empty(), "the finished-game perft is missed");
+    for unit in &diverged {
+        assert_eq!(unit.kind, "perft", "{}", unit.id);
+        let d = unit.divergence.as_deref().unwrap();
+        assert_eq!(d.rules.to_string(), "MOVE-3", "{} {:?}", unit.id, d.notes);
+        assert!(
+            d.notes.iter().all(|n| !n.contains("another reading")),
+            "{:?}",
+            d.notes
+        );
+    }
+    let reading = report.summary.reading.as_ref().expect("a reading verdict");
+    assert!(!reading.explained(), "{reading}");
 }
 
 #[test]

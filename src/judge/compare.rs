@@ -664,10 +664,17 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
         // an end) where there is none.
         return vec![if got.is_empty() { "END-1" } else { "FEED-1" }];
     }
-    let feeds = mover
+    // The feeding rule kept, but judged on a relay sowing: which moves feed
+    // follows from the sowing, and the sowing is the step broken (SOW-5).
+    if !got.is_empty() && relay_feeding_lists(position, profile).contains(&distinct) {
+        return vec!["SOW-5"];
+    }
+    let feeding: Vec<Pit> = mover
         .pits()
         .into_iter()
-        .any(|p| position.stones(p) > 0 && rules::feeds(position, p, profile));
+        .filter(|&p| position.stones(p) > 0 && rules::feeds(position, p, profile))
+        .collect();
+    let feeds = !feeding.is_empty();
     if !feeds {
         // Nothing feeds: FEED-3 decides.
         return vec!["FEED-3"];
@@ -680,9 +687,81 @@ fn legal_broken(position: &Position, got: &[Pit], profile: Profile) -> Vec<&'sta
     if distinct.len() != candidates {
         return vec!["FEED-2"]; // another idea of which moves feed
     }
-    // Every pit legal while a move feeds: the duty itself is missing, and
-    // FEED-1, the duty, comes before FEED-2, what meets it, in the spec.
-    vec!["FEED-1"]
+    // Every pit legal while a move feeds. When a move that feeds ends in
+    // the opponent's row, every idea of feeding counts it: the duty itself
+    // is missing (FEED-1). When each one sows past the row and ends beyond
+    // it, the list is the duty kept with too narrow an idea of what feeds
+    // (only a last stone in their row): nothing feeds by it and the duty
+    // lapses. What feeds is FEED-2's.
+    let lands_there = feeding
+        .iter()
+        .any(|&p| rules::apply(position, p, profile).1.landing.owner() == mover.opponent());
+    vec![if lands_there { "FEED-1" } else { "FEED-2" }]
+}
+
+/// The legal moves an engine gives that keeps the feeding rule (FEED-1 to
+/// FEED-3) but sows with relay (what SOW-5 rules out), once or for as long
+/// as the relay goes on, when they are neither the rules' own nor every
+/// non-empty pit (the list of an engine with no duty): a move feeds
+/// when some lap of its sowing puts a stone into the opponent's row. Only
+/// under feeding by sowing (under `feed-after-capture` the captures a
+/// relay would make decide, which this does not follow). Sorted lists.
+fn relay_feeding_lists(position: &Position, profile: Profile) -> Vec<Vec<Pit>> {
+    if profile.has(crate::profile::Switch::FeedAfterCapture) {
+        return Vec::new();
+    }
+    let mover = position.to_move();
+    let start: Vec<u32> = position.pits().iter().map(|&c| u32::from(c)).collect();
+    let skip = skips_origin(profile);
+    let candidates: Vec<Pit> = mover
+        .pits()
+        .into_iter()
+        .filter(|&p| position.stones(p) > 0)
+        .collect();
+    let rules_list = legal_moves(position, profile).to_vec();
+    let mut lists = Vec::new();
+    for most_laps in [1, 64] {
+        let feeding: Vec<Pit> = candidates
+            .iter()
+            .copied()
+            .filter(|&pit| relay_feeds(&start, pit, skip, most_laps, mover.opponent()))
+            .collect();
+        let list = if !feeding.is_empty() {
+            feeding
+        } else if profile.has(crate::profile::Switch::EndWhenUnfeedable) {
+            Vec::new()
+        } else {
+            candidates.clone()
+        };
+        // Every non-empty pit is what an engine with no duty lists too: it
+        // tells nothing of the sowing.
+        if list != rules_list && list != candidates && !lists.contains(&list) {
+            lists.push(list);
+        }
+    }
+    lists
+}
+
+/// Whether sowing `pit` on `start` with up to `most_laps` relays puts a
+/// stone into `opponent`'s row.
+fn relay_feeds(start: &[u32], pit: Pit, skip: bool, most_laps: usize, opponent: Player) -> bool {
+    let (mut board, mut at) = (start.to_vec(), pit);
+    for lap in 0..=most_laps {
+        let stones = board[at.index()];
+        if lap > 0 && stones <= 1 {
+            return false;
+        }
+        let origin = at;
+        let before = board.clone();
+        (board, at) = sow_board(&before, origin, stones, skip);
+        let sown_there = Pit::ALL
+            .into_iter()
+            .any(|p| p.owner() == opponent && p != origin && board[p.index()] > before[p.index()]);
+        if sown_there {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether the reference passes over the origin of a long sowing under
@@ -834,8 +913,8 @@ fn sowing_broken(
     let taken = start[origin].checked_sub(restored[origin]);
     if sow_board(start, pit, start[origin], !skip).0 == restored {
         rules.push("SOW-4"); // the origin sown or skipped the other way
-    } else if relay(sown, landing, skip) == restored {
-        rules.push("SOW-5"); // the landing pit's stones sown on
+    } else if relayed(sown, landing, skip, restored) {
+        rules.push("SOW-5"); // the landing pit's stones sown on, once or more
     } else if restored[origin] != sown[origin]
         && taken.is_some_and(|t| t > 0 && sow_board(start, pit, t, skip).0 == restored)
     {
@@ -885,14 +964,26 @@ fn end_broken(
     rules
 }
 
-/// The board after relay sowing: the landing pit's stones taken up and sown
-/// on, once (what SOW-5 rules out).
-fn relay(sown: &[u32], landing: Pit, skip_origin: bool) -> Vec<u32> {
-    let stones = sown[landing.index()];
-    if stones <= 1 {
-        return Vec::new();
+/// Whether `restored` is the board after relay sowing (what SOW-5 rules
+/// out): the landing pit's stones taken up and sown on, once or lap after
+/// lap, for as long as the relay goes on (each lap sows from the pit the
+/// last one landed in; the origin of a long lap is that pit). Whatever
+/// stops the engine's relay, its board is one of these laps.
+fn relayed(sown: &[u32], landing: Pit, skip_origin: bool, restored: &[u32]) -> bool {
+    let (mut board, mut at) = (sown.to_vec(), landing);
+    // A bound on the laps followed, as a relay may go round for ever: a
+    // board of more laps than this is not recognised as a relay.
+    for _ in 0..64 {
+        let stones = board[at.index()];
+        if stones <= 1 {
+            return false;
+        }
+        (board, at) = sow_board(&board, at, stones, skip_origin);
+        if board == restored {
+            return true;
+        }
     }
-    sow_board(sown, landing, stones, skip_origin).0
+    false
 }
 
 /// The capture step the engine got wrong, on a board it sowed right.
@@ -926,11 +1017,16 @@ fn capture_broken(
         return rules;
     }
     if !want.is_empty() && got.is_empty() {
-        // A 2 on the landing pit is taken by any count of CAP-1: leaving it
-        // says the engine held the mover locked. A 4 left says its counts.
+        // Not the unlocking move, so the mover had moved from all four
+        // pits: by its own words the lock is not why they take nothing, and
+        // a capture missed is CAP-1's. One lock does explain it: the
+        // opponent's, when it is still shut and the landing pit holds a 2
+        // (taken by any count of CAP-1, so only a lock leaves it): the lock
+        // judged on the wrong player, LOCK-1.
+        let opponent_locked = !before.lock_open(mover.opponent());
         rules.push(if report.lock_opened {
             "LOCK-3"
-        } else if sown[landing.index()] == 2 {
+        } else if opponent_locked && sown[landing.index()] == 2 {
             "LOCK-1"
         } else {
             "CAP-1"

@@ -21,8 +21,6 @@ use crate::transcript::{Engine, Ply};
 
 /// Where a divergence happened, for its scenario's id and description.
 pub(crate) struct Context<'a> {
-    /// The input file.
-    pub(crate) source: &'a str,
     /// The engine, when the input names it.
     pub(crate) engine: Option<&'a Engine>,
     /// The unit's id.
@@ -126,6 +124,7 @@ pub(crate) fn diagnose(
         notes,
         scenario: Some(scenario),
         perft: None,
+        counts: Vec::new(),
     }
 }
 
@@ -724,12 +723,17 @@ fn scenario(check: &GameCheck, claim: &Ply, rules: RuleSet, ctx: &Context<'_>) -
     let when = pin(profile, &answers, &mine);
     let engine = ctx.engine.map(|e| e.name.as_str()).unwrap_or("engine");
     let what: Vec<&str> = rules.iter().collect();
+    // Where it was found, in words that stay the same however the file was
+    // named on the command line (a path, or `-`): the engine and the game.
+    let by = ctx
+        .engine
+        .map(|e| format!(" by {} {}", e.name, e.version))
+        .unwrap_or_default();
     Scenario {
-        id: slug(&format!("{engine}-{}-ply-{}", ctx.unit, ctx.ply)),
+        id: format!("{}-{}-ply-{}", slug(engine), game_slug(ctx.unit), ctx.ply),
         rules: rules.iter().map(str::to_owned).collect(),
         description: format!(
-            "Found by kpe-check in {}, game {}, ply {}: the engine departs from {}.",
-            ctx.source,
+            "Found by kpe-check in a transcript{by}, game {}, ply {}: the engine departs from {}.",
             ctx.unit,
             ctx.ply,
             what.join(", ")
@@ -873,6 +877,25 @@ pub(crate) fn slug(text: &str) -> String {
     }
 }
 
+/// A game id as part of a scenario id: its [`slug`] when that is the id
+/// itself, else the slug and eight hex digits of the id's SHA-256, so that
+/// game ids a slug would merge (`G1` and `g1`, `g_1` and `g-1`) give
+/// distinct scenario ids, the same in every run.
+pub(crate) fn game_slug(id: &str) -> String {
+    use sha2::Digest as _;
+    let plain = slug(id);
+    if plain == id {
+        return plain;
+    }
+    let digest = sha2::Sha256::digest(id.as_bytes());
+    let mut out = plain;
+    out.push('-');
+    for byte in &digest[..4] {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -881,5 +904,27 @@ mod tests {
     fn slugs_are_scenario_ids() {
         assert_eq!(slug("Naive Kpé 0.3-g1-ply-7"), "naive-kp-0-3-g1-ply-7");
         assert_eq!(slug("--"), "divergence");
+    }
+
+    #[test]
+    fn game_ids_a_slug_would_merge_stay_apart() {
+        let ids = ["g1", "G1", "g_1", "g-1", "g 1", "--", "", "é"];
+        let slugs: Vec<String> = ids.iter().map(|id| game_slug(id)).collect();
+        for (k, a) in slugs.iter().enumerate() {
+            assert!(
+                a.split('-').all(|part| !part.is_empty()
+                    && part
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+                "{a} is not a scenario id part"
+            );
+            for (j, b) in slugs.iter().enumerate().skip(k + 1) {
+                assert_ne!(a, b, "{} and {}", ids[k], ids[j]);
+            }
+        }
+        // An id that is its own slug is kept as it is.
+        assert_eq!(game_slug("g1"), "g1");
+        assert_eq!(game_slug("g-1"), "g-1");
+        assert!(game_slug("G1").starts_with("g1-"), "{}", game_slug("G1"));
     }
 }

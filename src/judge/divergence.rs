@@ -40,6 +40,25 @@ pub struct Divergence {
     /// `conformance/perft.yaml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perft: Option<PerftTable>,
+    /// With [`Divergence::perft`]: every count the engine gave on the way
+    /// down to that subtree, the unit's own first, then each child asked
+    /// (those that count right included). A reading or a model of a faulty
+    /// perft explains the count only when it gives every one of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts: Vec<PerftClaim>,
+}
+
+/// A perft count an engine gave: `nodes` move sequences of `depth` plies
+/// from `position`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PerftClaim {
+    /// Where the count starts.
+    pub position: Position,
+    /// How many plies.
+    pub depth: u32,
+    /// The engine's count.
+    pub nodes: u64,
 }
 
 impl Divergence {

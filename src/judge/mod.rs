@@ -24,14 +24,14 @@ mod rules;
 
 pub use answers::{Answers, diagnose};
 pub use compare::{Agreed, Mismatch, agreement, compare, expected};
-pub use divergence::{Divergence, FieldDiff};
+pub use divergence::{Divergence, FieldDiff, PerftClaim};
 pub(crate) use edges::captured_by_open_rows;
 pub use edges::{Boundary, Decides, Flip, MAX_SAMPLES, edge_positions};
 pub use facts::{Answer, Facts, Question};
 pub use perft::{ANY_COUNT, count_rule};
 pub use reading::{
-    Explanation, Nearest, Reading, Recheck, RuleCount, Tally, Unexplained, name_reading, nearest,
-    reading_from, switch_summary, unexplained,
+    Explanation, Nearest, NextProfile, Reading, Recheck, RuleCount, Tally, Unexplained,
+    name_reading, nearest, reading_from, switch_summary, unexplained,
 };
 pub(crate) use rules::ReportRules;
 pub use rules::{RULE_IDS, RuleSet, rule_title};

@@ -88,6 +88,38 @@ pub struct Nearest {
     pub units: u64,
     /// The rules left unexplained under it, with how many units each.
     pub rules: Vec<RuleCount>,
+    /// The best profile that does not share the nearest's departures from
+    /// the claimed one (some switch the nearest changes is left as
+    /// claimed), ties broken as for the nearest, and how many units it
+    /// leaves: how far ahead the nearest's diagnosis is
+    /// ([`Nearest::weak`]). When the nearest is the claimed profile, the
+    /// best of the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<NextProfile>,
+}
+
+/// The runner-up to the [`Nearest`] profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NextProfile {
+    /// The profile.
+    pub profile: Profile,
+    /// Units it leaves unexplained.
+    pub units: u64,
+}
+
+impl Nearest {
+    /// Whether the nearest profile wins by too little to say much: by
+    /// fewer than 2 units, or by less than a tenth of the units it leaves
+    /// itself (spec/REPORT.md, "Naming the reading"). Such a win is weak
+    /// evidence, and the report says so.
+    #[must_use]
+    pub fn weak(&self) -> bool {
+        self.next.is_some_and(|next| {
+            let margin = next.units.saturating_sub(self.units);
+            margin < 2 || margin * 10 < self.units
+        })
+    }
 }
 
 fn switch_names<S: serde::Serializer>(switches: &[Switch], s: S) -> Result<S::Ok, S::Error> {
@@ -146,13 +178,58 @@ impl Reading {
     }
 }
 
+impl Reading {
+    /// [`Reading::stated`], the sentence counting what was checked as
+    /// `noun`s (`game` for a transcript, whose units are its games).
+    #[must_use]
+    pub fn stated_in(mut self, noun: &str) -> Reading {
+        self = self.stated();
+        self.text = Said {
+            reading: &self,
+            noun,
+        }
+        .to_string();
+        self
+    }
+
+    /// The sentence the reports print: [`Reading::text`], or when it is
+    /// not filled in, the sentence counting units.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        if self.text.is_empty() {
+            self.to_string()
+        } else {
+            self.text.clone()
+        }
+    }
+}
+
 impl fmt::Display for Reading {
     /// `conforms under: skip-origin (I1 ...)`, or that no documented reading
-    /// explains it.
+    /// explains it, counting units.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.explained() {
+        Said {
+            reading: self,
+            noun: "unit",
+        }
+        .fmt(f)
+    }
+}
+
+/// A reading as a sentence, counting `noun`s.
+struct Said<'a> {
+    reading: &'a Reading,
+    noun: &'a str,
+}
+
+impl fmt::Display for Said<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let noun = self.noun;
+        let count = |n: u64| format!("{n} {noun}{}", if n == 1 { "" } else { "s" });
+        let this = self.reading;
+        if !this.explained() {
             f.write_str("no documented reading explains it: ")?;
-            match self.rechecked {
+            match this.rechecked {
                 0 => f.write_str("no other profile was re-checked")?,
                 1 => f.write_str("it diverges under the one other profile re-checked")?,
                 n => write!(
@@ -160,28 +237,25 @@ impl fmt::Display for Reading {
                     "it diverges under every one of the {n} other profiles re-checked"
                 )?,
             }
-            if !self.kept_as_claimed.is_empty() {
-                let names: Vec<&str> = self.kept_as_claimed.iter().map(|s| s.reading()).collect();
+            if !this.kept_as_claimed.is_empty() {
+                let names: Vec<&str> = this.kept_as_claimed.iter().map(|s| s.reading()).collect();
                 write!(
                     f,
                     " ({} kept as claimed, which these checks cannot tell apart)",
                     names.join(", ")
                 )?;
             }
-            if let Some(nearest) = &self.nearest {
-                let rules: Vec<String> = nearest
+            if let Some(nearest) = &this.nearest {
+                let mut rules: Vec<String> = nearest
                     .rules
                     .iter()
-                    .map(|r| {
-                        format!(
-                            "{} ({} unit{})",
-                            r.rule,
-                            r.units,
-                            if r.units == 1 { "" } else { "s" }
-                        )
-                    })
+                    .map(|r| format!("{} ({})", r.rule, count(r.units)))
                     .collect();
-                if nearest.profile == self.claimed {
+                if rules.is_empty() {
+                    // Units that diverged on nothing a rule decides.
+                    rules.push(count(nearest.units));
+                }
+                if nearest.profile == this.claimed {
                     write!(
                         f,
                         "; closest: the claimed profile itself, which leaves {} unexplained",
@@ -194,18 +268,37 @@ impl fmt::Display for Reading {
                         nearest.profile,
                         rules.join(", ")
                     )?;
+                    if let Some(next) = nearest.next.filter(|_| nearest.weak()) {
+                        let next_name = if next.profile == this.claimed {
+                            "the claimed profile".to_owned()
+                        } else {
+                            next.profile.to_string()
+                        };
+                        match next.units.saturating_sub(nearest.units) {
+                            0 => write!(
+                                f,
+                                " (weak evidence: {next_name} leaves as many, {})",
+                                count(next.units)
+                            )?,
+                            more => write!(
+                                f,
+                                " (weak evidence: {next_name} leaves {}, only {more} more)",
+                                count(next.units)
+                            )?,
+                        }
+                    }
                 }
             }
             return Ok(());
         }
-        let near = self.closest();
+        let near = this.closest();
         let names: Vec<String> = near.iter().map(ToString::to_string).collect();
         write!(f, "conforms under: {}", names.join(" or "))?;
         if let [only] = near.as_slice() {
-            write!(f, " ({})", switch_summary(self.claimed, *only))?;
+            write!(f, " ({})", switch_summary(this.claimed, *only))?;
         }
-        let more = self.conforms_under.len() - near.len();
-        if let Some(free) = self.free_switches().filter(|f| !f.is_empty()) {
+        let more = this.conforms_under.len() - near.len();
+        if let Some(free) = this.free_switches().filter(|f| !f.is_empty()) {
             let names: Vec<&str> = free.iter().map(|s| s.reading()).collect();
             write!(
                 f,
@@ -219,7 +312,7 @@ impl fmt::Display for Reading {
                 if more == 1 { "" } else { "s" }
             )?;
         }
-        if let Some(why) = &self.unseparated {
+        if let Some(why) = &this.unseparated {
             write!(f, "; {why}")?;
         }
         Ok(())
@@ -347,14 +440,32 @@ pub fn reading_from(
 /// [`Profile::all`] order (spec/REPORT.md, "Naming the reading").
 #[must_use]
 pub fn nearest(claimed: Profile, explanations: &[Explanation]) -> Option<Nearest> {
-    explanations
+    let rank = |e: &&Explanation| (e.units, distance(claimed, e.profile), all_order(e.profile));
+    let best = explanations.iter().min_by_key(rank)?;
+    // The diagnosis is the switches the nearest changes: the runner-up is
+    // the best profile that keeps one of them as claimed (a profile that
+    // changes them too, and more the units do not tell apart, backs it).
+    let changed: Vec<Switch> = Switch::ALL
+        .into_iter()
+        .filter(|&s| best.profile.has(s) != claimed.has(s))
+        .collect();
+    let next = explanations
         .iter()
-        .min_by_key(|e| (e.units, distance(claimed, e.profile), all_order(e.profile)))
-        .map(|e| Nearest {
+        .filter(|e| e.profile != best.profile)
+        .filter(|e| {
+            changed.is_empty() || changed.iter().any(|&s| e.profile.has(s) == claimed.has(s))
+        })
+        .min_by_key(rank)
+        .map(|e| NextProfile {
             profile: e.profile,
             units: e.units,
-            rules: e.rules.clone(),
-        })
+        });
+    Some(Nearest {
+        profile: best.profile,
+        units: best.units,
+        rules: best.rules.clone(),
+        next,
+    })
 }
 
 /// Where `profile` comes in [`Profile::all`].
@@ -731,6 +842,90 @@ mod tests {
         );
         assert_eq!(reading.rechecked, 3);
         assert!(reading.nearest.is_none());
+    }
+
+    /// Issue 43: a nearest profile that wins by a hair says it is weak
+    /// evidence; one well ahead does not; a transcript counts games; an
+    /// empty list of rules is not a blank.
+    #[test]
+    fn the_nearest_profile_says_how_far_ahead_it_is() {
+        // `default` read against the all-off profile is the claim.
+        let claimed = Profile::ALL_OFF;
+        let sentence = |explanations: &[Explanation], noun: &str| {
+            reading_from(claimed, explanations, &[])
+                .stated_in(noun)
+                .text
+        };
+        // One game ahead of the claim, in 28: weak.
+        let hair = [explanation("default", 28), explanation("skip-origin", 27)];
+        let near = nearest(claimed, &hair).unwrap();
+        assert_eq!(
+            near.next,
+            Some(NextProfile {
+                profile: claimed,
+                units: 28
+            })
+        );
+        assert!(near.weak());
+        let text = sentence(&hair, "game");
+        assert!(
+            text.ends_with(
+                "closest: conforms under skip-origin except CAP-3 (27 games) (weak evidence: the claimed profile leaves 28 games, only 1 more)"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("unit"), "{text}");
+        // Well ahead: stated plainly.
+        let ahead = [explanation("default", 28), explanation("skip-origin", 3)];
+        assert!(!nearest(claimed, &ahead).unwrap().weak());
+        let text = sentence(&ahead, "unit");
+        assert!(
+            text.ends_with("closest: conforms under skip-origin except CAP-3 (3 units)"),
+            "{text}"
+        );
+        // A profile that changes the nearest's switch and more, which the
+        // units do not tell apart, backs the diagnosis: not the runner-up.
+        let backed = [
+            explanation("default", 9),
+            explanation("skip-origin", 1),
+            explanation("skip-origin,strict-lock", 1),
+        ];
+        let near = nearest(claimed, &backed).unwrap();
+        assert_eq!(
+            near.next,
+            Some(NextProfile {
+                profile: claimed,
+                units: 9
+            })
+        );
+        assert!(!near.weak());
+        // A tie lost only on the switches changed: weak, and said so.
+        let tie = [explanation("strict-lock", 4), explanation("skip-origin", 4)];
+        let text = sentence(&tie, "unit");
+        assert!(
+            text.ends_with("(weak evidence: strict-lock leaves as many, 4 units)"),
+            "{text}"
+        );
+        // Two ahead of 50 is less than a tenth: weak; two ahead of 5 is not.
+        let close = [
+            explanation("strict-lock", 52),
+            explanation("skip-origin", 50),
+        ];
+        assert!(nearest(claimed, &close).unwrap().weak());
+        let clear = [explanation("strict-lock", 7), explanation("skip-origin", 5)];
+        assert!(!nearest(claimed, &clear).unwrap().weak());
+        // Units left with no rule to name: counted, not a blank.
+        let bare = [Explanation {
+            profile: claimed,
+            units: 2,
+            rules: Vec::new(),
+        }];
+        let text = sentence(&bare, "game");
+        assert!(
+            text.ends_with("the claimed profile itself, which leaves 2 games unexplained"),
+            "{text}"
+        );
+        assert!(!text.contains("  "), "{text}");
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub enum Bug {
     /// SOW-5: relay sowing: when the last stone lands in a pit that already
     /// held stones, they are taken up and sown on, once.
     RelayOnce,
+    /// SOW-5: relay sowing lap after lap: for as long as the last stone
+    /// lands in a pit that already held stones, they are taken up and sown
+    /// on (at most 32 laps).
+    RelayUntilEmpty,
     /// LOCK-1: no opening lock at all.
     NoLock,
     /// LOCK-1: the lock is judged on the opponent's used pits.
@@ -51,6 +55,12 @@ pub enum Bug {
     CaptureThrees,
     /// CAP-1: only twos are captured, never fours.
     CaptureOnlyTwos,
+    /// CAP-1, under `skip-origin` only: the sowing skips the origin, but
+    /// the capture is judged at the pit where the last stone would have
+    /// landed had the origin been sown (one pit short on a sowing of 8 or
+    /// more), so a mover with every pit used misses the capture the real
+    /// landing pit makes (or takes the wrong pit).
+    CaptureWhereOriginSown,
     /// CAP-2: the chain also takes the pit after the landing pit.
     ChainAlsoForward,
     /// CAP-2: no chain: only the landing pit is captured.
@@ -100,6 +110,17 @@ pub enum Bug {
     /// so positions that differ only in whose pits were used share one
     /// count. Its `legal` and `play` answers are the reference's.
     PerftUsedRowsAlias,
+    /// END-3, in perft only, under `end-on-repetition`: the engine's perft
+    /// never takes a position off its repetition history when it leaves a
+    /// subtree, so a sequence ends at a position that only an earlier
+    /// sequence reached. Its `legal` and `play` answers are the
+    /// reference's, and with no repetition rule so is its perft.
+    PerftHistoryKept,
+    /// MOVE-3, in perft only: a finished game (no legal move) with plies
+    /// still to count is counted as one sequence, as if it were a leaf,
+    /// where it has no continuations. Its `legal` and `play` answers are
+    /// the reference's.
+    PerftFinishedCounted,
     /// FEED-2, under `feed-after-capture` only: whether a move feeds is
     /// judged on its sowing followed by its captures even when the mover is
     /// locked and so captures nothing (LOCK-1), so a feeding move whose
@@ -111,7 +132,7 @@ pub enum Bug {
 
 impl Bug {
     /// Every bug with its name and the rule it breaks (the control first).
-    pub const ALL: [(&'static str, Bug, &'static str); 33] = [
+    pub const ALL: [(&'static str, Bug, &'static str); 37] = [
         ("none", Bug::None, ""),
         (
             "extra-turn-after-capture",
@@ -122,6 +143,7 @@ impl Bug {
         ("sow-clockwise", Bug::SowClockwise, "SOW-3"),
         ("north-skips-origin", Bug::NorthSkipsOrigin, "SOW-4"),
         ("relay-once", Bug::RelayOnce, "SOW-5"),
+        ("relay-until-empty", Bug::RelayUntilEmpty, "SOW-5"),
         ("no-lock", Bug::NoLock, "LOCK-1"),
         ("lock-on-opponent", Bug::LockOnOpponent, "LOCK-1"),
         ("lock-after-three-pits", Bug::LockAfterThreePits, "LOCK-1"),
@@ -129,6 +151,11 @@ impl Bug {
         ("north-strict-lock", Bug::NorthStrictLock, "LOCK-3"),
         ("capture-threes", Bug::CaptureThrees, "CAP-1"),
         ("capture-only-twos", Bug::CaptureOnlyTwos, "CAP-1"),
+        (
+            "capture-where-origin-sown",
+            Bug::CaptureWhereOriginSown,
+            "CAP-1",
+        ),
         ("chain-also-forward", Bug::ChainAlsoForward, "CAP-2"),
         ("no-chain", Bug::NoChain, "CAP-2"),
         ("chain-jumps-a-break", Bug::ChainJumpsABreak, "CAP-2"),
@@ -164,6 +191,12 @@ impl Bug {
         ),
         ("ends-on-repetition", Bug::EndsOnRepetition, "END-3"),
         ("perft-used-rows-alias", Bug::PerftUsedRowsAlias, "LOCK-2"),
+        ("perft-history-kept", Bug::PerftHistoryKept, "END-3"),
+        (
+            "perft-finished-counted",
+            Bug::PerftFinishedCounted,
+            "MOVE-3",
+        ),
         (
             "locked-capture-starves",
             Bug::LockedCaptureStarves,
@@ -293,8 +326,69 @@ pub fn answer(bug: Bug, request: &Request, profile: Profile) -> Option<Reply> {
                 nodes: aliased_perft(&position, depth, profile),
             })
         }
+        Request::Perft { position, depth } if bug == Bug::PerftHistoryKept && depth <= 12 => {
+            let mut history = vec![position];
+            Some(Reply::Perft {
+                nodes: history_kept_perft(&position, depth, profile, &mut history),
+            })
+        }
+        Request::Perft { position, depth } if bug == Bug::PerftFinishedCounted && depth <= 12 => {
+            Some(Reply::Perft {
+                nodes: finished_counted_perft(&position, depth, profile),
+            })
+        }
         _ => None,
     }
+}
+
+/// [`Bug::PerftFinishedCounted`]'s perft: a position with no legal move
+/// counts 1 however many plies are left (the bug: MOVE-3 gives it none).
+/// With no repetition rule, as the sample's tests claim.
+fn finished_counted_perft(position: &Position, depth: u32, profile: Profile) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = crate::rules::legal_moves(position, profile);
+    if moves.is_empty() {
+        return 1;
+    }
+    moves
+        .into_iter()
+        .map(|pit| {
+            let (child, _) = crate::rules::apply(position, pit, profile);
+            finished_counted_perft(&child, depth - 1, profile)
+        })
+        .sum()
+}
+
+/// [`Bug::PerftHistoryKept`]'s perft: under `end-on-repetition` a position
+/// already in `history` ends the sequence (END-3), but a position is pushed
+/// when its subtree is entered and never popped when it is left (the bug).
+fn history_kept_perft(
+    position: &Position,
+    depth: u32,
+    profile: Profile,
+    history: &mut Vec<Position>,
+) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = crate::rules::legal_moves(position, profile);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    let mut n = 0;
+    for pit in moves {
+        let (child, _) = crate::rules::apply(position, pit, profile);
+        if profile.has(Switch::EndOnRepetition) {
+            if history.contains(&child) {
+                continue;
+            }
+            history.push(child);
+        }
+        n += history_kept_perft(&child, depth - 1, profile, history);
+    }
+    n
 }
 
 /// [`Bug::PerftUsedRowsAlias`]'s perft: its move-making shares one
@@ -497,6 +591,7 @@ impl Rules {
         let mut origin = pit;
         let mut current = pit;
         let mut relayed = false;
+        let mut laps = 0;
         loop {
             // SOW-2.
             let mut hand = p.pits[origin.index()];
@@ -525,11 +620,21 @@ impl Rules {
                 hand -= 1;
                 sown.push(current);
             }
-            // SOW-5: single lap, except the relay bug's one relay.
-            if self.is(Bug::RelayOnce) && !relayed && p.pits[current.index()] > 1 {
+            // SOW-5: single lap, except the relay bugs' relays.
+            let relays = (self.is(Bug::RelayOnce) && !relayed)
+                || (self.is(Bug::RelayUntilEmpty) && laps < 32);
+            if relays && p.pits[current.index()] > 1 {
                 relayed = true;
+                laps += 1;
                 origin = current;
                 continue;
+            }
+            if self.is(Bug::CaptureWhereOriginSown) && skip_origin {
+                // The landing pit as if the origin were sown: the pit
+                // before the real one when the sowing came round to it.
+                let stones = sown.len();
+                let landing = (0..stones).fold(pit, |at, _| at.next());
+                return (sown, landing);
             }
             return (sown, current);
         }
@@ -711,6 +816,8 @@ mod tests {
                     "none",
                     "ends-on-repetition",
                     "perft-used-rows-alias",
+                    "perft-history-kept",
+                    "perft-finished-counted",
                     "locked-capture-starves",
                 ]
                 .contains(n)
@@ -767,6 +874,28 @@ mod tests {
             Some(Reply::Perft { nodes: 951 })
         );
         assert_eq!(crate::perft(&root, 5, Profile::ALL_OFF), 952);
+    }
+
+    #[test]
+    fn a_capture_judged_where_the_origin_would_be_sown_cites_cap_1() {
+        // The suite's `cap-north-wrap-from-n4-origin-skipped-captures`:
+        // under skip-origin N4's eight stones pass over N4 and the last
+        // makes 2 in S1; the engine looks for the capture in N4, its own
+        // pit. North has used every pit: CAP-1, not the lock (issue 43).
+        let skip = Profile::with(&[Switch::SkipOrigin]);
+        let question = Question::Play(
+            "0,5,9,6/7,3,6,8 N 2/2 1234/1234".parse().unwrap(),
+            "N4".parse().unwrap(),
+        );
+        let claimed = answer(Bug::CaptureWhereOriginSown, &question, skip);
+        let m = compare(&question, &claimed, skip).expect("the capture is missed");
+        assert_eq!(m.rules, ["CAP-1"], "{:?}", m.fields);
+        // With the origin sown the two landing pits are one: no bug.
+        let sown = skip.set(Switch::SkipOrigin, false);
+        assert_eq!(
+            answer(Bug::CaptureWhereOriginSown, &question, sown),
+            expected(&question, sown)
+        );
     }
 
     #[test]
@@ -834,6 +963,15 @@ mod tests {
                 "9,10,8,3/1,3,1,9 S 0/4 1234/1234",
                 Some("S4"),
                 vec!["CAP-4"],
+            ),
+            // Relay lap after lap (issue 43): from the start S3's stones
+            // land in S1, relayed to N4, then round to N4 itself: SOW-5,
+            // not SOW-2 and SOW-3.
+            (
+                "relay-until-empty",
+                "6,6,6,6/6,6,6,6 S 0/0 ----/----",
+                Some("S3"),
+                vec!["SOW-5"],
             ),
             // An empty own pit refused as feeding-required: MOVE-4.
             (

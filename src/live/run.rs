@@ -1280,9 +1280,12 @@ fn left_unexplained(
 }
 
 /// The rules of a perft unit whose count is wrong though its answers are
-/// right, when `profile` does not give the engine's count either: a count
-/// no profile's answers show, judged by that profile's own count of the
-/// smallest differing subtree. Empty for every other unit.
+/// right, when `profile` does not give the engine's counts either: a count
+/// no profile's answers show, judged by that profile's own count of every
+/// count the engine gave on the way down (the unit's own, each subtree
+/// followed, the children of the smallest), so that a profile that gives
+/// one subtree by chance while another count rules it out explains
+/// nothing. Empty for every other unit.
 fn wrong_count_under(result: &UnitResult, profile: Profile) -> RuleSet {
     let Some(div) = result.divergence.as_deref() else {
         return RuleSet::new();
@@ -1298,7 +1301,15 @@ fn wrong_count_under(result: &UnitResult, profile: Profile) -> RuleSet {
         return RuleSet::new();
     };
     let depth = u32::try_from(table.nodes.len()).unwrap_or(u32::MAX);
-    if crate::perft::perft(&top, depth, profile) == claimed {
+    let gives = |position: &crate::Position, depth: u32, nodes: u64| {
+        crate::perft::perft(position, depth, profile) == nodes
+    };
+    if gives(&top, depth, claimed)
+        && div
+            .counts
+            .iter()
+            .all(|c| gives(&c.position, c.depth, c.nodes))
+    {
         RuleSet::new()
     } else {
         div.rules

@@ -345,8 +345,9 @@ pub(crate) fn summary_text(run: Option<&Run>, summary: &Summary) -> String {
     if let Some(reading) = &summary.reading {
         let _ = writeln!(
             s,
-            "  {HEAD}reading{HEAD:#}   claimed {}, but {reading}",
-            reading.claimed
+            "  {HEAD}reading{HEAD:#}   claimed {}, but {}",
+            reading.claimed,
+            reading.sentence()
         );
     }
     if summary.profiles.len() > 1 {
@@ -381,7 +382,7 @@ fn profiles_text(s: &mut String, profiles: &[ProfileSummary]) {
             counts_text(&row.counts)
         );
         if let Some(reading) = &row.reading {
-            let _ = writeln!(s, "    {:<width$}  {DIM}{reading}{DIM:#}", "");
+            let _ = writeln!(s, "    {:<width$}  {DIM}{}{DIM:#}", "", reading.sentence());
         }
     }
 }

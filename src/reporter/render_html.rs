@@ -224,7 +224,11 @@ fn summary_rows(t: &mut Markup, summary: &Summary) {
         row(
             t,
             "reading",
-            Markup::text(&format!("claimed {}, but {reading}", reading.claimed)),
+            Markup::text(&format!(
+                "claimed {}, but {}",
+                reading.claimed,
+                reading.sentence()
+            )),
         );
     }
     if summary.profiles.len() > 1 {
@@ -274,7 +278,7 @@ fn profile_matrix(summary: &Summary) -> Markup {
             Markup::text(
                 &p.reading
                     .as_ref()
-                    .map(ToString::to_string)
+                    .map(crate::judge::Reading::sentence)
                     .unwrap_or_default(),
             ),
         ]);

@@ -1084,6 +1084,7 @@ mod tests {
                 notes: vec![],
                 scenario: None,
                 perft: None,
+                counts: Vec::new(),
             },
         )
     }

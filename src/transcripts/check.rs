@@ -24,7 +24,6 @@ use crate::transcript::{Engine, Ply};
 // ---------------------------------------------------------------------------
 
 pub(super) struct MainMode {
-    pub(super) source: String,
     pub(super) engine: Engine,
     pub(super) profile: Profile,
 }
@@ -47,7 +46,6 @@ impl MainGame<'_> {
     fn divergence(&self) -> Option<Divergence> {
         let (ply, mismatch) = self.refuted.as_ref()?;
         let ctx = Context {
-            source: &self.mode.source,
             engine: Some(&self.mode.engine),
             unit: &self.id,
             ply: self.plies,
@@ -134,7 +132,6 @@ impl Consumer for MainPass<'_> {
         self.profile = header.profile;
         self.sink.begin(&run).map_err(Abort::Output)?;
         Ok(MainMode {
-            source: self.source.to_owned(),
             engine: header.engine,
             profile: header.profile,
         })
@@ -273,7 +270,8 @@ pub fn check_transcript_file_with(
             Ok(reading)
         });
         match named {
-            Ok(reading) => summary.reading = Some(reading),
+            // A transcript's units are its games, and its reading counts them so.
+            Ok(reading) => summary.reading = Some(reading.stated_in("game")),
             Err(CheckError::Input(e)) => {
                 let _ = sink.fail(&e);
                 return Err(CheckError::Input(e));

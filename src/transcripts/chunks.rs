@@ -489,7 +489,6 @@ mod tests {
 
         fn header(&mut self, header: Header) -> Result<MainMode, Abort> {
             Ok(MainMode {
-                source: "t.json".to_owned(),
                 engine: header.engine,
                 profile: header.profile,
             })

@@ -172,6 +172,7 @@ pub fn divergence(found: &Diverging, ply: u64, profile: Profile, unit: Option<&s
         notes: Vec::new(),
         scenario: Some(reproduction(found, profile, unit)),
         perft: None,
+        counts: Vec::new(),
     }
 }
 

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::{Ctx, Outcome, Unit, questions_at};
-use crate::judge::{Divergence, FieldDiff};
+use crate::judge::{Divergence, FieldDiff, PerftClaim};
 use crate::live::engine::Failure;
 use crate::live::shrink::Diverging;
 use crate::perft::perft;
@@ -251,6 +251,9 @@ struct Subtree {
     depth: u32,
     nodes: u64,
     claimed: u64,
+    /// Every count the engine gave on the way down, the root's first
+    /// (this subtree's among them).
+    counts: Vec<PerftClaim>,
 }
 
 /// Follows a wrong count down, child by child (the engine's perft of each
@@ -270,6 +273,11 @@ fn smallest_subtree(
         depth,
         nodes,
         claimed,
+        counts: vec![PerftClaim {
+            position: root,
+            depth,
+            nodes: claimed,
+        }],
     };
     'down: while at.depth > 1 {
         for pit in legal_moves(&at.top, ctx.profile) {
@@ -278,6 +286,11 @@ fn smallest_subtree(
             };
             let right = counts.of(&child, at.depth - 1);
             let got = ctx.engine.perft(&child, at.depth - 1, right[0])?;
+            at.counts.push(PerftClaim {
+                position: child,
+                depth: at.depth - 1,
+                nodes: got,
+            });
             if !right.contains(&got) {
                 at.line.push(pit);
                 at.top = child;
@@ -304,7 +317,8 @@ impl Subtree {
         counts: &Counts,
     ) -> Divergence {
         let counted = counts.0[0];
-        let (rules, why) = crate::judge::count_rule(&self.top, self.depth, counted, self.claimed);
+        let (rules, why) =
+            crate::judge::count_rule(&self.top, self.depth, counted, self.claimed, &self.counts);
         let mut count = FieldDiff::new("nodes", self.nodes.to_string(), self.claimed.to_string());
         count.rules = rules;
         let line = if self.line.is_empty() {
@@ -346,6 +360,7 @@ impl Subtree {
             notes,
             scenario: None,
             perft: Some(table),
+            counts: self.counts.clone(),
         }
     }
 }

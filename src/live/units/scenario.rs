@@ -130,6 +130,7 @@ impl Unit for ScenarioUnit {
             notes: vec![failure.to_string()],
             scenario: Some(scenario.clone()),
             perft: None,
+            counts: Vec::new(),
         };
         Outcome::Diverges {
             plies,
