@@ -597,10 +597,10 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn each_switch_changes_play_only_where_the_spec_says(
-            bits in 0u8..32,
+            bits in 0..Profile::COUNT,
             choices in proptest::collection::vec(0usize..4, 0..120),
         ) {
-            let profile = Profile::all().nth(bits as usize).unwrap();
+            let profile = Profile::all().nth(bits).unwrap();
             for p in random_positions(profile, &choices) {
                 for switch in Switch::ALL {
                     let other = profile.set(switch, !profile.has(switch));
@@ -623,10 +623,10 @@ mod tests {
 
         #[test]
         fn legal_moves_are_exactly_the_playable_pits(
-            bits in 0u8..32,
+            bits in 0..Profile::COUNT,
             choices in proptest::collection::vec(0usize..4, 0..150),
         ) {
-            let profile = Profile::all().nth(bits as usize).unwrap();
+            let profile = Profile::all().nth(bits).unwrap();
             for p in random_positions(profile, &choices) {
                 let legal = legal_moves(&p, profile);
                 for pit in Pit::ALL {

@@ -1,6 +1,6 @@
 //! Property tests over random legal games under random rules profiles.
 //!
-//! A game is a profile (one of the 32) and a list of choices, each picking
+//! A game is a profile (any of them) and a list of choices, each picking
 //! one of the legal moves of the moment, played from the initial position
 //! until the game ends or the choices run out (at most 200 plies). The
 //! invariants of spec/RULES.md must hold at every ply.
@@ -25,10 +25,10 @@ const MAX_PLIES: usize = 200;
 /// A profile and the choices of a game.
 fn games() -> impl Strategy<Value = (Profile, Vec<Index>)> {
     (
-        0..32usize,
+        0..Profile::COUNT,
         prop::collection::vec(any::<Index>(), 0..=MAX_PLIES),
     )
-        .prop_map(|(p, choices)| (Profile::all().nth(p).expect("32 profiles"), choices))
+        .prop_map(|(p, choices)| (Profile::all().nth(p).expect("a profile"), choices))
 }
 
 /// Plays the game the choices pick and returns it.

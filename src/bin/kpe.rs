@@ -193,8 +193,8 @@ enum Command {
     /// their trees, and lists the prose to reword. Run from the repository
     /// root (or give --root); running it twice undoes it.
     Adopt {
-        /// The reading: its ID (I1..I5), setting (origin, lock, feeding,
-        /// unfeedable, repetition) or switch name.
+        /// The reading: its ID, setting or switch name.
+        #[arg(help = completed::reading_help())]
         reading: String,
         /// The repository's root directory.
         #[arg(long, default_value = ".")]
@@ -206,12 +206,9 @@ enum Command {
     /// where the readings differ (as scenarios), how much it matters in
     /// seeded play, and where perft counts part.
     Dispute {
-        /// The disputed readings, joined by commas: reading IDs (I1..I5),
-        /// settings (origin, lock, feeding, unfeedable, repetition) or
-        /// switch names (skip-origin, strict-lock, feed-after-capture,
-        /// end-when-unfeedable, end-on-repetition). Each is turned to its
-        /// other value than the default's and compared with the default.
-        #[arg(value_name = "SWITCH[,SWITCH...]", value_parser = completed::switches(), hide_possible_values = true)]
+        /// The disputed readings, joined by commas.
+        #[arg(value_name = "SWITCH[,SWITCH...]", value_parser = completed::switches(), hide_possible_values = true,
+              help = completed::disputed_help())]
         switches: kpe::dispute::Disputed,
         /// `text` for people, or `json` (spec/dispute.schema.json).
         #[arg(long, value_enum, default_value = "text")]

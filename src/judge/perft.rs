@@ -14,7 +14,6 @@ use crate::position::Position;
 use crate::profile::{Profile, Switch};
 use crate::rules::{apply, legal_moves};
 
-use super::diagnose::switch_rule;
 use super::rules::RuleSet;
 
 /// The rules any perft count depends on, cited when no model explains a
@@ -35,7 +34,7 @@ pub fn count_rule(
     for switch in Switch::ALL {
         let other = profile.set(switch, !profile.has(switch));
         if perft(root, depth, other) == claimed {
-            let rule = switch_rule(switch);
+            let rule = switch.rule();
             return (
                 std::iter::once(rule).collect(),
                 Some(format!(

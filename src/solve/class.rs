@@ -3,18 +3,62 @@
 
 use std::fmt;
 
-use crate::profile::{Profile, Switch};
+use crate::profile::{Profile, READINGS, SolverRole, Switch};
+
+/// The one reading whose two values share a table (its row's solver role is
+/// [`SolverRole::Shared`]; today I2, `strict-lock`). The layer format
+/// names a class by the two profiles it covers, so exactly one such reading
+/// is what the format can say.
+const SHARED: Switch = {
+    let mut found = None;
+    let mut k = 0;
+    while k < READINGS.len() {
+        if matches!(READINGS[k].matters.solver, SolverRole::Shared) {
+            assert!(
+                found.is_none(),
+                "the layer format covers one shared reading"
+            );
+            found = Some(Switch::ALL[k]);
+        }
+        k += 1;
+    }
+    match found {
+        Some(s) => s,
+        None => panic!("the layer format covers one shared reading"),
+    }
+};
+
+/// `profile` with every switch off whose role is `role`.
+const fn without(mut profile: Profile, role: SolverRole) -> Profile {
+    let mut k = 0;
+    while k < READINGS.len() {
+        if READINGS[k].matters.solver as u8 == role as u8 {
+            profile = profile.set(Switch::ALL[k], false);
+        }
+        k += 1;
+    }
+    profile
+}
+
+/// The switches whose role is `role`, in reading order.
+fn with_role(role: SolverRole) -> impl Iterator<Item = Switch> {
+    Switch::ALL
+        .into_iter()
+        .filter(move |s| s.row().matters.solver == role)
+}
 
 /// The profiles that play alike once both locks are open, named by the one
 /// among them with `strict-lock` off.
 ///
-/// Once both players have used all four pits, I2 (`strict-lock`, which
-/// moves of a locked player may capture) has nothing left to decide, so a
-/// profile and the same profile with `strict-lock` flipped share a table.
-/// I1, I3 and I4 change moves, captures or the end, so each of their eight
-/// combinations is a class of its own. I5 (`end-on-repetition`) makes a
-/// value depend on the game's history, not on the position: no table
-/// covers it (spec/SOLVE.md).
+/// Each reading's row of the readings table ([`READINGS`]) says what the
+/// tables do with it ([`SolverRole`]). Once both players have used all four
+/// pits, I2 (`strict-lock`, which moves of a locked player may capture) has
+/// nothing left to decide, so a profile and the same profile with
+/// `strict-lock` flipped share a table. The readings that change moves,
+/// captures or the end once both locks are open (I1, I3, I4) are apart:
+/// each combination of their values is a class of its own. I5
+/// (`end-on-repetition`) makes a value depend on the game's history, not on
+/// the position: no table covers it (spec/SOLVE.md).
 ///
 /// ```
 /// use kpe::solve::Class;
@@ -33,11 +77,10 @@ impl Class {
     /// The default reading's class: the default profile with `strict-lock`
     /// off (and, should the default end games on repetition, which no table
     /// covers, with `end-on-repetition` off too).
-    pub const DEFAULT: Class = Class(
-        Profile::DEFAULT
-            .set(Switch::StrictLock, false)
-            .set(Switch::EndOnRepetition, false),
-    );
+    pub const DEFAULT: Class = Class(without(
+        without(Profile::DEFAULT, SolverRole::Shared),
+        SolverRole::History,
+    ));
 
     /// The class of `profile`.
     ///
@@ -45,10 +88,10 @@ impl Class {
     ///
     /// [`NotCovered`] when `profile` has `end-on-repetition` on.
     pub fn of(profile: Profile) -> Result<Class, NotCovered> {
-        if profile.has(Switch::EndOnRepetition) {
+        if with_role(SolverRole::History).any(|s| profile.has(s)) {
             return Err(NotCovered { profile });
         }
-        Ok(Class(profile.set(Switch::StrictLock, false)))
+        Ok(Class(without(profile, SolverRole::Shared)))
     }
 
     /// The profile the table is built with: the class's profile with
@@ -61,13 +104,17 @@ impl Class {
     /// The two profiles the class covers: without and with `strict-lock`.
     #[must_use]
     pub fn covers(self) -> [Profile; 2] {
-        [self.0, self.0.set(Switch::StrictLock, true)]
+        [self.0, self.0.set(SHARED, true)]
     }
 
-    /// All eight classes, in [`Profile::all`] order (whatever the default).
+    /// Every class, in [`Profile::all`] order (whatever the default).
     pub fn all() -> impl Iterator<Item = Class> {
         Profile::all()
-            .filter(|p| !p.has(Switch::StrictLock) && !p.has(Switch::EndOnRepetition))
+            .filter(|&p| {
+                with_role(SolverRole::Shared)
+                    .chain(with_role(SolverRole::History))
+                    .all(|s| !p.has(s))
+            })
             .map(Class)
     }
 }
@@ -78,14 +125,9 @@ impl Class {
 /// is never read as the new default's (layer format 2, spec/SOLVE.md).
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let words: Vec<String> = [
-            Switch::SkipOrigin,
-            Switch::FeedAfterCapture,
-            Switch::EndWhenUnfeedable,
-        ]
-        .into_iter()
-        .map(|s| s.assignment(self.0))
-        .collect();
+        let words: Vec<String> = with_role(SolverRole::Apart)
+            .map(|s| s.assignment(self.0))
+            .collect();
         f.write_str(&words.join(","))
     }
 }
@@ -112,16 +154,21 @@ impl NotCovered {
     /// with no repetition rule (`repetition=continues`).
     #[must_use]
     pub const fn nearest(self) -> Profile {
-        self.profile.set(Switch::EndOnRepetition, false)
+        without(self.profile, SolverRole::History)
     }
 }
 
 impl fmt::Display for NotCovered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let on: Vec<String> = with_role(SolverRole::History)
+            .filter(|&s| self.profile.has(s))
+            .map(|s| format!("{} ({}, {})", s.name(), s.reading(), s.rule()))
+            .collect();
         write!(
             f,
-            "no table covers `{}`: under end-on-repetition (I5, END-3) a position's value depends on the game's history, not on the position alone (spec/SOLVE.md); the same readings with no repetition rule are `--rules {}`",
+            "no table covers `{}`: under {} a position's value depends on the game's history, not on the position alone (spec/SOLVE.md); the same readings without it are `--rules {}`",
             self.profile,
+            on.join(" and "),
             self.nearest()
         )
     }
@@ -136,7 +183,8 @@ mod tests {
     #[test]
     fn every_profile_without_repetition_is_covered_by_exactly_one_class() {
         let classes: Vec<Class> = Class::all().collect();
-        assert_eq!(classes.len(), 8);
+        let apart = with_role(SolverRole::Apart).count();
+        assert_eq!(classes.len(), 1 << apart);
         assert!(classes.contains(&Class::DEFAULT));
         for profile in Profile::all() {
             let owners: Vec<&Class> = classes
@@ -147,6 +195,10 @@ mod tests {
                 assert!(owners.is_empty(), "{profile}");
                 let e = Class::of(profile).unwrap_err();
                 assert!(e.to_string().contains("history"), "{e}");
+                assert!(
+                    e.to_string().contains("end-on-repetition (I5, END-3)"),
+                    "{e}"
+                );
                 // It names the profile to ask for instead, which is covered.
                 let nearest = e.nearest();
                 assert!(
@@ -173,7 +225,7 @@ mod tests {
         assert_eq!(skip.name_in_format_1(), "skip-origin");
         let names: std::collections::BTreeSet<String> =
             Class::all().map(|c| c.to_string()).collect();
-        assert_eq!(names.len(), 8);
+        assert_eq!(names.len(), Class::all().count());
         // The name reads back as the class's profile under any default.
         for class in Class::all() {
             for default in Profile::all() {
