@@ -61,4 +61,7 @@ pub use profile::{
     Switch, parse_default_file,
 };
 pub use report::{Capture, End, EndReason, Event, Feeding, Report};
-pub use rules::{IllegalMove, Moves, Reason, game_over, legal_moves, play, sweep};
+pub use rules::{
+    CAPTURE_SIZES, CAPTURES_ARE_EVEN, IllegalMove, Moves, Reason, feeds, game_over,
+    is_capture_size, legal_moves, play, sweep,
+};

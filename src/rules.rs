@@ -16,6 +16,41 @@ use crate::report::{Capture, End, EndReason, Feeding, Report};
 /// The legal moves of a position: at most four pits.
 pub type Moves = ArrayVec<Pit, 4>;
 
+/// CAP-1, CAP-2: the counts a capture takes: an opponent's pit brought to
+/// (or, along the chain, holding) exactly one of these is captured.
+///
+/// Every size is even, so every captured total is even ([`CAPTURES_ARE_EVEN`]).
+/// Three places rely on that, and say so: position validity refuses an odd
+/// captured count (`odd-captured`, src/position.rs); the solver builds only
+/// the layers with an even number of stones on the board, whose margins are
+/// even (src/solve/build.rs, src/solve/entry.rs); and its un-move
+/// (src/solve/moves.rs) takes these sizes as the captures a quiet move
+/// cannot have ended on.
+pub const CAPTURE_SIZES: [u8; 2] = [2, 4];
+
+/// Whether every capture size is even, so that every captured total is
+/// (CAP-1, CAP-2): the premise of the `odd-captured` check of a position.
+pub const CAPTURES_ARE_EVEN: bool = {
+    let mut k = 0;
+    while k < CAPTURE_SIZES.len() && CAPTURE_SIZES[k] % 2 == 0 {
+        k += 1;
+    }
+    k == CAPTURE_SIZES.len()
+};
+
+/// Whether a pit holding `stones` is taken by a capture (CAP-1, CAP-2).
+#[must_use]
+pub const fn is_capture_size(stones: u8) -> bool {
+    let mut k = 0;
+    while k < CAPTURE_SIZES.len() {
+        if CAPTURE_SIZES[k] == stones {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
 /// Why a move was refused.
 #[derive(
     Clone,
@@ -276,7 +311,7 @@ pub(crate) fn apply(position: &Position, pit: Pit, profile: Profile) -> (Positio
     } else {
         // LOCK-1: note a capture the lock prevented.
         let landing = report.landing;
-        report.capture_locked = landing.owner() != mover && matches!(next.stones(landing), 2 | 4);
+        report.capture_locked = landing.owner() != mover && is_capture_size(next.stones(landing));
     }
     // SOW-1: the turn passes; there are no extra turns.
     next.to_move = mover.opponent();
@@ -337,7 +372,7 @@ fn capture(position: &mut Position, landing: Pit, report: &mut Report) {
     let mut pit = landing;
     // CAP-3: only the opponent's pits; the chain stops at the mover's row.
     // CAP-1 (landing pit) and CAP-2 (each pit before it): exactly 2 or 4.
-    while pit.owner() != mover && matches!(position.stones(pit), 2 | 4) {
+    while pit.owner() != mover && is_capture_size(position.stones(pit)) {
         let stones = position.stones(pit);
         // CAP-4: the stones leave the board and count for the capturer.
         position.pits[pit.index()] = 0;
@@ -592,6 +627,16 @@ mod tests {
             Switch::FeedAfterCapture | Switch::EndWhenUnfeedable => opponent_empty,
             Switch::EndOnRepetition => false,
         }
+    }
+
+    /// CAP-1, CAP-2: a capture takes exactly the pits of 2 or 4, both
+    /// even, so captured totals are even (position validity relies on it).
+    #[test]
+    fn capture_sizes_are_two_and_four_and_even() {
+        let taken: Vec<u8> = (0..=48).filter(|&n| is_capture_size(n)).collect();
+        assert_eq!(taken, CAPTURE_SIZES);
+        assert_eq!(CAPTURE_SIZES, [2, 4]);
+        const { assert!(CAPTURES_ARE_EVEN) };
     }
 
     proptest::proptest! {

@@ -1131,7 +1131,10 @@ fn the_committed_scenario_schema_accepts_the_fixtures_shape() {
     assert_eq!(scenario["additionalProperties"], false);
     let when = &scenario["properties"]["when"];
     assert_eq!(when["additionalProperties"], false);
-    assert_eq!(when["properties"].as_object().unwrap().len(), 5);
+    assert_eq!(
+        when["properties"].as_object().unwrap().len(),
+        kpe::Switch::ALL.len()
+    );
 }
 
 fn kpe() -> assert_cmd::Command {

@@ -303,6 +303,35 @@ fn record(game: &Game) -> Scenario {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The feeding model above ([`would_feed`]) is a deliberate copy of
+    /// FEED-2 (spec/RULES.md, "Deliberate copies of the rules"): under every
+    /// profile, in every position of a random game, for every non-empty pit
+    /// of the mover, it says what the reference's `kpe::feeds` says.
+    #[test]
+    fn the_feeding_model_agrees_with_the_rules_under_every_profile(
+        choices in prop::collection::vec(any::<Index>(), 0..=MAX_PLIES),
+    ) {
+        for profile in Profile::all() {
+            let game = play_out(profile, &choices);
+            for p in game.positions() {
+                for pit in p.to_move().pits() {
+                    if p.stones(pit) == 0 {
+                        continue;
+                    }
+                    prop_assert_eq!(
+                        would_feed(p, pit, profile),
+                        kpe::feeds(p, pit, profile),
+                        "{} in {} under {}", pit, p, profile
+                    );
+                }
+            }
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::default())]
 
     /// Stones conserved, captures only of 2s and 4s from the opponent's
