@@ -267,4 +267,11 @@ fn help_texts_list_every_reading_from_the_table() {
         let ids = Switch::ALL.map(Switch::reading).join(", ");
         assert!(help.contains(&format!("({ids})")), "{help}");
     }
+    let out = Command::new(KPE)
+        .args(["perft", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let switches = Switch::ALL.map(Switch::name).join(", ");
+    assert!(help.contains(&format!("({switches})")), "{help}");
 }

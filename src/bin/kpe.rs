@@ -65,10 +65,9 @@ enum Command {
         /// Start position in kpe notation, or `initial`.
         #[arg(long, value_name = "POSITION", default_value = "initial", value_parser = parse_position)]
         from: Position,
-        /// Rules profile: `default` or switches joined by commas
-        /// (skip-origin, strict-lock, feed-after-capture, end-when-unfeedable,
-        /// end-on-repetition).
-        #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true)]
+        /// Rules profile: `default` or switches joined by commas.
+        #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true,
+              help = completed::profile_help())]
         rules: Profile,
         /// Split the count at DEPTH by first move instead.
         #[arg(long)]

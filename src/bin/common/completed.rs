@@ -150,3 +150,10 @@ pub fn disputed_help() -> String {
          and compared with the default."
     )
 }
+
+/// The help of `kpe perft --rules`.
+#[allow(dead_code)]
+pub fn profile_help() -> String {
+    let [_, _, switches] = reading_words();
+    format!("Rules profile: `default` or switches joined by commas ({switches})")
+}
