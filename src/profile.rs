@@ -54,9 +54,12 @@ pub enum SolverRole {
     /// It has nothing left to decide once both locks are open: its two
     /// values share a table.
     Shared,
-    /// With its second value a position's worth depends on the game's
-    /// history, not on the position alone: no table covers that value.
-    History,
+    /// No table covers its second value, for the reason `why` (which
+    /// `kpe solve` gives when refusing such a profile).
+    Uncovered {
+        /// Why no table covers it: "a position's value depends on ...".
+        why: &'static str,
+    },
 }
 
 /// What `kpe edges` looks for where a reading flips.
@@ -195,7 +198,9 @@ readings! {
         switch: "end-on-repetition",
         matters: Matters {
             step: ("src/game.rs", "play"),
-            solver: SolverRole::History,
+            solver: SolverRole::Uncovered {
+                why: "a position's value depends on the game's history, not on the position alone",
+            },
             edges: EdgeRole::History,
         },
     },
@@ -785,7 +790,14 @@ mod tests {
         assert_eq!("default".parse::<Profile>().unwrap(), Profile::DEFAULT);
         assert!(Profile::DEFAULT.is_default());
         assert_eq!(Profile::default(), Profile::DEFAULT);
-        let good = "origin: skipped\nlock: after-sowing # I2\n\nfeeding: by-sowing\nunfeedable: ends-game\nrepetition: continues\n";
+        // Every setting once: these as written, any other at its first value.
+        let mut good = "origin: skipped\nlock: after-sowing # I2\n\nfeeding: by-sowing\nunfeedable: ends-game\nrepetition: continues\n".to_owned();
+        for s in Switch::ALL {
+            if !good.contains(&format!("{}:", s.setting())) {
+                good.push_str(&format!("{}: {}\n", s.setting(), s.values()[0]));
+            }
+        }
+        let good = good.as_str();
         assert_eq!(
             parse_default_file(good),
             Ok(Profile::with(&[

@@ -28,11 +28,17 @@ const SHARED: Switch = {
     }
 };
 
-/// `profile` with every switch off whose role is `role`.
-const fn without(mut profile: Profile, role: SolverRole) -> Profile {
+/// `profile` with every switch off whose role is [`SolverRole::Shared`],
+/// and those whose role is [`SolverRole::Uncovered`] too if `uncovered`.
+const fn without(mut profile: Profile, uncovered: bool) -> Profile {
     let mut k = 0;
     while k < READINGS.len() {
-        if READINGS[k].matters.solver as u8 == role as u8 {
+        let off = match READINGS[k].matters.solver {
+            SolverRole::Shared => true,
+            SolverRole::Uncovered { .. } => uncovered,
+            SolverRole::Apart => false,
+        };
+        if off {
             profile = profile.set(Switch::ALL[k], false);
         }
         k += 1;
@@ -40,11 +46,21 @@ const fn without(mut profile: Profile, role: SolverRole) -> Profile {
     profile
 }
 
-/// The switches whose role is `role`, in reading order.
-fn with_role(role: SolverRole) -> impl Iterator<Item = Switch> {
+/// The switches no table covers the second value of, with why.
+fn uncovered() -> impl Iterator<Item = (Switch, &'static str)> {
     Switch::ALL
         .into_iter()
-        .filter(move |s| s.row().matters.solver == role)
+        .filter_map(|s| match s.row().matters.solver {
+            SolverRole::Uncovered { why } => Some((s, why)),
+            _ => None,
+        })
+}
+
+/// The switches whose values have tables of their own, in reading order.
+fn apart() -> impl Iterator<Item = Switch> {
+    Switch::ALL
+        .into_iter()
+        .filter(|s| s.row().matters.solver == SolverRole::Apart)
 }
 
 /// The profiles that play alike once both locks are open, named by the one
@@ -77,10 +93,7 @@ impl Class {
     /// The default reading's class: the default profile with `strict-lock`
     /// off (and, should the default end games on repetition, which no table
     /// covers, with `end-on-repetition` off too).
-    pub const DEFAULT: Class = Class(without(
-        without(Profile::DEFAULT, SolverRole::Shared),
-        SolverRole::History,
-    ));
+    pub const DEFAULT: Class = Class(without(Profile::DEFAULT, true));
 
     /// The class of `profile`.
     ///
@@ -88,10 +101,10 @@ impl Class {
     ///
     /// [`NotCovered`] when `profile` has `end-on-repetition` on.
     pub fn of(profile: Profile) -> Result<Class, NotCovered> {
-        if with_role(SolverRole::History).any(|s| profile.has(s)) {
+        if uncovered().any(|(s, _)| profile.has(s)) {
             return Err(NotCovered { profile });
         }
-        Ok(Class(without(profile, SolverRole::Shared)))
+        Ok(Class(without(profile, false)))
     }
 
     /// The profile the table is built with: the class's profile with
@@ -109,25 +122,17 @@ impl Class {
 
     /// Every class, in [`Profile::all`] order (whatever the default).
     pub fn all() -> impl Iterator<Item = Class> {
-        Profile::all()
-            .filter(|&p| {
-                with_role(SolverRole::Shared)
-                    .chain(with_role(SolverRole::History))
-                    .all(|s| !p.has(s))
-            })
-            .map(Class)
+        Profile::all().filter(|&p| without(p, true) == p).map(Class)
     }
 }
 
-/// A class is named by the values of the three settings that make it
+/// A class is named by the values of the settings that make it
 /// (`origin=sown,feeding=by-sowing,unfeedable=lapses`): a name that means
 /// the same whatever the default is, so a table built before `kpe adopt`
 /// is never read as the new default's (layer format 2, spec/SOLVE.md).
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let words: Vec<String> = with_role(SolverRole::Apart)
-            .map(|s| s.assignment(self.0))
-            .collect();
+        let words: Vec<String> = apart().map(|s| s.assignment(self.0)).collect();
         f.write_str(&words.join(","))
     }
 }
@@ -142,7 +147,8 @@ impl Class {
     }
 }
 
-/// A profile that no table covers: one with `end-on-repetition` on.
+/// A profile that no table covers: one with a switch on whose row says
+/// [`SolverRole::Uncovered`] (`end-on-repetition`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NotCovered {
     /// The profile asked for.
@@ -151,24 +157,32 @@ pub struct NotCovered {
 
 impl NotCovered {
     /// The covered profile nearest the one asked for: the same readings
-    /// with no repetition rule (`repetition=continues`).
+    /// with every uncovered one at its first value (`repetition=continues`).
     #[must_use]
     pub const fn nearest(self) -> Profile {
-        without(self.profile, SolverRole::History)
+        let mut nearest = self.profile;
+        let mut k = 0;
+        while k < READINGS.len() {
+            if matches!(READINGS[k].matters.solver, SolverRole::Uncovered { .. }) {
+                nearest = nearest.set(Switch::ALL[k], false);
+            }
+            k += 1;
+        }
+        nearest
     }
 }
 
 impl fmt::Display for NotCovered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let on: Vec<String> = with_role(SolverRole::History)
-            .filter(|&s| self.profile.has(s))
-            .map(|s| format!("{} ({}, {})", s.name(), s.reading(), s.rule()))
+        let why: Vec<String> = uncovered()
+            .filter(|&(s, _)| self.profile.has(s))
+            .map(|(s, why)| format!("under {} ({}, {}) {why}", s.name(), s.reading(), s.rule()))
             .collect();
         write!(
             f,
-            "no table covers `{}`: under {} a position's value depends on the game's history, not on the position alone (spec/SOLVE.md); the same readings without it are `--rules {}`",
+            "no table covers `{}`: {} (spec/SOLVE.md); the same readings without it are `--rules {}`",
             self.profile,
-            on.join(" and "),
+            why.join(", and "),
             self.nearest()
         )
     }
@@ -183,7 +197,7 @@ mod tests {
     #[test]
     fn every_profile_without_repetition_is_covered_by_exactly_one_class() {
         let classes: Vec<Class> = Class::all().collect();
-        let apart = with_role(SolverRole::Apart).count();
+        let apart = apart().count();
         assert_eq!(classes.len(), 1 << apart);
         assert!(classes.contains(&Class::DEFAULT));
         for profile in Profile::all() {
