@@ -52,7 +52,10 @@ mod testing;
 pub mod transcript;
 pub mod transcripts;
 
-pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
+pub use board::{
+    CAPTURE_SIZES, CAPTURES_ARE_EVEN, PITS, ParsePitError, Pit, Player, ROW, START_STONES,
+    TOTAL_STONES, is_capture_size,
+};
 pub use game::{Game, Outcome, ReplayError};
 pub use perft::{divide, perft, perft_jobs};
 pub use position::{Position, PositionError, Setup};
@@ -61,7 +64,4 @@ pub use profile::{
     Switch, parse_default_file,
 };
 pub use report::{Capture, End, EndReason, Event, Feeding, Report};
-pub use rules::{
-    CAPTURE_SIZES, CAPTURES_ARE_EVEN, IllegalMove, Moves, Reason, feeds, game_over,
-    is_capture_size, legal_moves, play, sweep,
-};
+pub use rules::{IllegalMove, Moves, Reason, feeds, game_over, legal_moves, play, sweep};

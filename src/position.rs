@@ -98,8 +98,8 @@ impl Position {
         for player in Player::BOTH {
             let c = position.captured(player);
             // CAP-1, CAP-2: every capture takes an even count
-            // (`rules::CAPTURE_SIZES`), so no game reaches an odd total.
-            if crate::rules::CAPTURES_ARE_EVEN && !c.is_multiple_of(2) {
+            // (`board::CAPTURE_SIZES`), so no game reaches an odd total.
+            if crate::board::CAPTURES_ARE_EVEN && !c.is_multiple_of(2) {
                 return Err(PositionError::OddCaptured { player, count: c });
             }
             if c > 0 && !position.lock_open(player) {
@@ -383,7 +383,7 @@ pub enum PositionError {
         captured: u32,
     },
     /// Every capture takes 2 or 4 stones (CAP-1, CAP-2:
-    /// `rules::CAPTURE_SIZES`), so a captured total is even.
+    /// `board::CAPTURE_SIZES`), so a captured total is even.
     OddCaptured {
         /// Whose count.
         player: Player,

@@ -172,7 +172,7 @@ fn unsow(after: &[u8; PITS], origin: usize, sown: u8, skip: bool) -> Unsown {
     } else {
         (origin + usize::from(sown)) % PITS
     };
-    if last >= ROW && rules::is_capture_size(after[last]) {
+    if last >= ROW && crate::board::is_capture_size(after[last]) {
         return Unsown::Captures;
     }
     Unsown::Before(before)
