@@ -30,7 +30,7 @@ pub const CAPTURE_SIZES: [u8; 2] = [2, 4];
 /// (CAP-1, CAP-2): the premise of the `odd-captured` check of a position.
 pub const CAPTURES_ARE_EVEN: bool = {
     let mut k = 0;
-    while k < CAPTURE_SIZES.len() && CAPTURE_SIZES[k] % 2 == 0 {
+    while k < CAPTURE_SIZES.len() && CAPTURE_SIZES[k].is_multiple_of(2) {
         k += 1;
     }
     k == CAPTURE_SIZES.len()
