@@ -515,7 +515,8 @@ fn malformed_files_are_refused_with_file_line_and_column() {
     assert_eq!(
         one("bad-switch.yaml"),
         format!(
-            "{dir}/bad-switch.yaml:6:7: scenarios[0].when: unknown rules switch `skip-orign`: expected `default` or a comma-separated list of skip-origin, strict-lock, feed-after-capture, end-when-unfeedable, end-on-repetition"
+            "{dir}/bad-switch.yaml:6:7: scenarios[0].when: unknown rules switch `skip-orign`: expected `default` or a comma-separated list of {}",
+            kpe::Switch::ALL.map(kpe::Switch::name).join(", ")
         )
     );
     assert_eq!(
