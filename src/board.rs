@@ -12,6 +12,43 @@ pub const START_STONES: u8 = 6;
 /// Stones in the game: board plus captured, always (BOARD-3).
 pub const TOTAL_STONES: u8 = 48;
 
+/// CAP-1, CAP-2: the counts a capture takes: an opponent's pit brought to
+/// (or, along the chain, holding) exactly one of these is captured. Stated
+/// here, below both the rules (src/rules.rs, `capture`) and the positions,
+/// because position validity derives from it.
+///
+/// Every size is even, so every captured total is even ([`CAPTURES_ARE_EVEN`]).
+/// Three places rely on that, and say so: position validity refuses an odd
+/// captured count (`odd-captured`, src/position.rs); the solver builds only
+/// the layers with an even number of stones on the board, whose margins are
+/// even (src/solve/build.rs, src/solve/entry.rs); and its un-move
+/// (src/solve/moves.rs) takes these sizes as the captures a quiet move
+/// cannot have ended on.
+pub const CAPTURE_SIZES: [u8; 2] = [2, 4];
+
+/// Whether every capture size is even, so that every captured total is
+/// (CAP-1, CAP-2): the premise of the `odd-captured` check of a position.
+pub const CAPTURES_ARE_EVEN: bool = {
+    let mut k = 0;
+    while k < CAPTURE_SIZES.len() && CAPTURE_SIZES[k].is_multiple_of(2) {
+        k += 1;
+    }
+    k == CAPTURE_SIZES.len()
+};
+
+/// Whether a pit holding `stones` is taken by a capture (CAP-1, CAP-2).
+#[must_use]
+pub const fn is_capture_size(stones: u8) -> bool {
+    let mut k = 0;
+    while k < CAPTURE_SIZES.len() {
+        if CAPTURE_SIZES[k] == stones {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
 /// One of the two players.
 ///
 /// South is the player who moves first from the initial position (BOARD-5);
@@ -249,6 +286,16 @@ impl schemars::JsonSchema for Pit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CAP-1, CAP-2: a capture takes exactly the pits of 2 or 4, both
+    /// even, so captured totals are even (position validity relies on it).
+    #[test]
+    fn capture_sizes_are_two_and_four_and_even() {
+        let taken: Vec<u8> = (0..=48).filter(|&n| is_capture_size(n)).collect();
+        assert_eq!(taken, CAPTURE_SIZES);
+        assert_eq!(CAPTURE_SIZES, [2, 4]);
+        const { assert!(CAPTURES_ARE_EVEN) };
+    }
 
     #[test]
     fn sowing_order_crosses_between_rows() {

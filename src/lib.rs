@@ -52,10 +52,16 @@ mod testing;
 pub mod transcript;
 pub mod transcripts;
 
-pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONES};
+pub use board::{
+    CAPTURE_SIZES, CAPTURES_ARE_EVEN, PITS, ParsePitError, Pit, Player, ROW, START_STONES,
+    TOTAL_STONES, is_capture_size,
+};
 pub use game::{Game, Outcome, ReplayError};
 pub use perft::{divide, perft, perft_jobs};
 pub use position::{Position, PositionError, Setup};
-pub use profile::{DefaultFileError, ParseProfileError, Profile, Switch, parse_default_file};
+pub use profile::{
+    DefaultFileError, EdgeRole, Matters, ParseProfileError, Profile, READINGS, Reading, SolverRole,
+    Switch, parse_default_file,
+};
 pub use report::{Capture, End, EndReason, Event, Feeding, Report};
-pub use rules::{IllegalMove, Moves, Reason, game_over, legal_moves, play, sweep};
+pub use rules::{IllegalMove, Moves, Reason, feeds, game_over, legal_moves, play, sweep};

@@ -97,7 +97,9 @@ impl Position {
         };
         for player in Player::BOTH {
             let c = position.captured(player);
-            if !c.is_multiple_of(2) {
+            // CAP-1, CAP-2: every capture takes an even count
+            // (`board::CAPTURE_SIZES`), so no game reaches an odd total.
+            if crate::board::CAPTURES_ARE_EVEN && !c.is_multiple_of(2) {
                 return Err(PositionError::OddCaptured { player, count: c });
             }
             if c > 0 && !position.lock_open(player) {
@@ -380,7 +382,8 @@ pub enum PositionError {
         /// Stones captured by both players.
         captured: u32,
     },
-    /// Every capture takes 2 or 4 stones (CAP-1), so a captured total is even.
+    /// Every capture takes 2 or 4 stones (CAP-1, CAP-2:
+    /// `board::CAPTURE_SIZES`), so a captured total is even.
     OddCaptured {
         /// Whose count.
         player: Player,

@@ -1,89 +1,260 @@
-//! The rules profile: one named setting for each reading I1 to I5 that the
-//! sources leave open, each with two named values (spec/RULES.md,
-//! "Readings"). The authority's default assignment is data: it is read from
+//! The rules profile: one named setting for each reading the sources leave
+//! open, each with two named values (spec/RULES.md, "Readings"). The
+//! readings are one table, [`READINGS`]. The authority's default assignment is data: it is read from
 //! `spec/default.yaml` when the crate is built, and `kpe adopt` changes it.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// One alternative reading, by its switch name.
-///
-/// The default profile has every switch off; turning one on selects that
-/// reading's alternative.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Switch {
-    /// I1 `skip-origin`: a sowing of 8 or more stones skips its origin pit.
-    SkipOrigin,
-    /// I2 `strict-lock`: the move that starts from a player's last unused pit
-    /// cannot capture; only moves after it can.
-    StrictLock,
-    /// I3 `feed-after-capture`: a feeding move is one that leaves the opponent
-    /// at least one stone after its captures.
-    FeedAfterCapture,
-    /// I4 `end-when-unfeedable`: when the opponent's row is empty and no move
-    /// can feed it, the game ends at once.
-    EndWhenUnfeedable,
-    /// I5 `end-on-repetition`: the game ends the first time a position recurs.
-    EndOnRepetition,
+/// One point the sources leave open, as one row of [`READINGS`]: the
+/// reading's ID, the rule it belongs to, its setting with two named values
+/// and what each says, the switch that names the second value, and where
+/// it can change an answer. Everything else that lists the readings
+/// ([`Switch`], the profiles, their JSON Schema pattern, help texts,
+/// completions, the spec's table) is derived from the rows or checked
+/// against them by a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reading {
+    /// The reading's ID in spec/RULES.md, `I1`, `I2`, ...
+    pub id: &'static str,
+    /// The rule ID whose paragraph states the reading (`SOW-4`).
+    pub rule: &'static str,
+    /// The setting's name in the named form `setting=value`.
+    pub setting: &'static str,
+    /// The setting's two values: the first with the switch off, the second
+    /// with it on.
+    pub values: [&'static str; 2],
+    /// What each value says, for people: `says[0]` for `values[0]`.
+    pub says: [&'static str; 2],
+    /// The switch name: the second value, on command lines and in files.
+    pub switch: &'static str,
+    /// Where the reading can change an answer.
+    pub matters: Matters,
 }
 
+/// Where a reading can change an answer: the places that must learn of a
+/// new reading, each reading its own field of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Matters {
+    /// The file and function of the rules that read the switch
+    /// (`("src/rules.rs", "sow")`); a test finds the switch there.
+    pub step: (&'static str, &'static str),
+    /// What the solver's tables do with it (`kpe solve`, spec/SOLVE.md).
+    pub solver: SolverRole,
+    /// What `kpe edges` looks for at its flip (spec/DISPUTE.md).
+    pub edges: EdgeRole,
+}
+
+/// What the solver's tables do with a reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverRole {
+    /// It changes moves, captures or the end once both players' captures
+    /// are unlocked: each of its values has tables of its own.
+    Apart,
+    /// It has nothing left to decide once both locks are open: its two
+    /// values share a table.
+    Shared,
+    /// No table covers its second value, for the reason `why` (which
+    /// `kpe solve` gives when refusing such a profile).
+    Uncovered {
+        /// Why no table covers it: "a position's value depends on ...".
+        why: &'static str,
+    },
+}
+
+/// What `kpe edges` looks for where a reading flips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeRole {
+    /// Positions where flipping it changes the legal moves or a move's
+    /// result. `legal_when_fed_by_sowing`: whether it can change the legal
+    /// moves while feeding is judged by sowing (the first value of
+    /// `feeding`), where which moves feed depends only on how far each
+    /// pit's stones reach.
+    Flips {
+        /// Whether the legal moves can change under feeding by sowing.
+        legal_when_fed_by_sowing: bool,
+    },
+    /// None: it decides on a game's history, which no single position shows.
+    History,
+}
+
+/// Declares the readings: the [`Switch`] enum and the table [`READINGS`],
+/// one entry each, so that a reading is written in one place.
+macro_rules! readings {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident => $row:expr,
+    )*) => {
+        /// One alternative reading, by its switch name: the row of
+        /// [`READINGS`] at the same index.
+        ///
+        /// The all-off profile has every switch off; turning one on selects
+        /// that reading's second value.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Switch {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Switch {
+            /// Every switch, in reading order.
+            pub const ALL: [Switch; READINGS.len()] = [$(Switch::$variant),*];
+        }
+
+        /// The readings the sources leave open, in reading order: the one
+        /// table every list of readings comes from (spec/RULES.md,
+        /// "Readings", is checked against it).
+        pub const READINGS: [Reading; [$(stringify!($variant)),*].len()] = [$($row),*];
+
+        /// The enum variant's name of each reading, for the test that finds
+        /// each switch in its rules step.
+        #[cfg(test)]
+        const VARIANTS: [&str; READINGS.len()] = [$(stringify!($variant)),*];
+    };
+}
+
+readings! {
+    /// I1 `skip-origin`: a sowing of 8 or more stones skips its origin pit.
+    SkipOrigin => Reading {
+        id: "I1",
+        rule: "SOW-4",
+        setting: "origin",
+        values: ["sown", "skipped"],
+        says: [
+            "a sowing of 8+ stones sows its origin pit too",
+            "a sowing of 8+ stones skips its origin pit",
+        ],
+        switch: "skip-origin",
+        matters: Matters {
+            step: ("src/rules.rs", "sow"),
+            solver: SolverRole::Apart,
+            edges: EdgeRole::Flips { legal_when_fed_by_sowing: false },
+        },
+    },
+    /// I2 `strict-lock`: the move that starts from a player's last unused
+    /// pit cannot capture; only moves after it can.
+    StrictLock => Reading {
+        id: "I2",
+        rule: "LOCK-3",
+        setting: "lock",
+        values: ["after-sowing", "before-sowing"],
+        says: [
+            "the move from the last unused pit may capture",
+            "the move from the last unused pit cannot capture",
+        ],
+        switch: "strict-lock",
+        matters: Matters {
+            step: ("src/rules.rs", "may_capture"),
+            solver: SolverRole::Shared,
+            edges: EdgeRole::Flips { legal_when_fed_by_sowing: false },
+        },
+    },
+    /// I3 `feed-after-capture`: a feeding move is one that leaves the
+    /// opponent at least one stone after its captures.
+    FeedAfterCapture => Reading {
+        id: "I3",
+        rule: "FEED-2",
+        setting: "feeding",
+        values: ["by-sowing", "after-capture"],
+        says: [
+            "a feeding move is one that sows into the opponent's row",
+            "a feeding move must leave the opponent a stone after captures",
+        ],
+        switch: "feed-after-capture",
+        matters: Matters {
+            step: ("src/rules.rs", "feeds"),
+            solver: SolverRole::Apart,
+            edges: EdgeRole::Flips { legal_when_fed_by_sowing: true },
+        },
+    },
+    /// I4 `end-when-unfeedable`: when the opponent's row is empty and no
+    /// move can feed it, the game ends at once.
+    EndWhenUnfeedable => Reading {
+        id: "I4",
+        rule: "FEED-3",
+        setting: "unfeedable",
+        values: ["lapses", "ends-game"],
+        says: [
+            "when the opponent cannot be fed, the feeding obligation lapses",
+            "the game ends when the empty-rowed opponent cannot be fed",
+        ],
+        switch: "end-when-unfeedable",
+        matters: Matters {
+            step: ("src/rules.rs", "legal_moves_and_feeding"),
+            solver: SolverRole::Apart,
+            edges: EdgeRole::Flips { legal_when_fed_by_sowing: true },
+        },
+    },
+    /// I5 `end-on-repetition`: the game ends the first time a position
+    /// recurs.
+    EndOnRepetition => Reading {
+        id: "I5",
+        rule: "END-3",
+        setting: "repetition",
+        values: ["continues", "ends-game"],
+        says: [
+            "a repeated position does not end the game",
+            "the game ends at the first repeated position",
+        ],
+        switch: "end-on-repetition",
+        matters: Matters {
+            step: ("src/game.rs", "play"),
+            solver: SolverRole::Uncovered {
+                why: "a position's value depends on the game's history, not on the position alone",
+            },
+            edges: EdgeRole::History,
+        },
+    },
+}
+
+// A profile keeps one bit a switch in a `u8`, and `Profile::all` counts
+// one past the last profile in it.
+const _: () = assert!(
+    READINGS.len() < 8,
+    "a profile's bits (u8) hold fewer than eight readings"
+);
+
 impl Switch {
-    /// Every switch, in reading order I1..I5.
-    pub const ALL: [Switch; 5] = [
-        Switch::SkipOrigin,
-        Switch::StrictLock,
-        Switch::FeedAfterCapture,
-        Switch::EndWhenUnfeedable,
-        Switch::EndOnRepetition,
-    ];
+    /// This switch's row of the readings table.
+    #[must_use]
+    pub const fn row(self) -> &'static Reading {
+        &READINGS[self as usize]
+    }
 
     /// The switch name used on command lines and in files.
     #[must_use]
     pub const fn name(self) -> &'static str {
-        match self {
-            Switch::SkipOrigin => "skip-origin",
-            Switch::StrictLock => "strict-lock",
-            Switch::FeedAfterCapture => "feed-after-capture",
-            Switch::EndWhenUnfeedable => "end-when-unfeedable",
-            Switch::EndOnRepetition => "end-on-repetition",
-        }
+        self.row().switch
     }
 
-    /// The reading this switch selects the alternative of: `I1`..`I5`.
+    /// The reading this switch selects the second value of: `I1`, `I2`, ...
     #[must_use]
     pub const fn reading(self) -> &'static str {
-        match self {
-            Switch::SkipOrigin => "I1",
-            Switch::StrictLock => "I2",
-            Switch::FeedAfterCapture => "I3",
-            Switch::EndWhenUnfeedable => "I4",
-            Switch::EndOnRepetition => "I5",
-        }
+        self.row().id
+    }
+
+    /// The rule ID whose paragraph states the reading (`SOW-4`).
+    #[must_use]
+    pub const fn rule(self) -> &'static str {
+        self.row().rule
     }
 
     /// The setting's name in the named form `setting=value`.
     #[must_use]
     pub const fn setting(self) -> &'static str {
-        match self {
-            Switch::SkipOrigin => "origin",
-            Switch::StrictLock => "lock",
-            Switch::FeedAfterCapture => "feeding",
-            Switch::EndWhenUnfeedable => "unfeedable",
-            Switch::EndOnRepetition => "repetition",
-        }
+        self.row().setting
     }
 
     /// The setting's two values: the first is the value with the switch off,
     /// the second the value with it on (the one the switch name names).
     #[must_use]
     pub const fn values(self) -> [&'static str; 2] {
-        match self {
-            Switch::SkipOrigin => ["sown", "skipped"],
-            Switch::StrictLock => ["after-sowing", "before-sowing"],
-            Switch::FeedAfterCapture => ["by-sowing", "after-capture"],
-            Switch::EndWhenUnfeedable => ["lapses", "ends-game"],
-            Switch::EndOnRepetition => ["continues", "ends-game"],
-        }
+        self.row().values
+    }
+
+    /// What the reading says with the switch on or off, for people.
+    #[must_use]
+    pub const fn says(self, on: bool) -> &'static str {
+        self.row().says[on as usize]
     }
 
     /// The value this setting has in `profile`.
@@ -119,7 +290,7 @@ impl fmt::Display for Switch {
     }
 }
 
-/// An assignment of the five readings: which value each setting has.
+/// An assignment of the readings: which value each setting has.
 ///
 /// Written relative to the authority's default ([`Profile::DEFAULT`]):
 /// `default`, or the settings that differ from it joined by commas in
@@ -219,12 +390,17 @@ impl Profile {
         Switch::ALL.into_iter().filter(move |&s| self.has(s))
     }
 
-    /// All 32 profiles: every combination of the five switches, the
-    /// all-off profile first, in a fixed order that does not depend on the
-    /// default.
+    /// Every profile: every combination of the switches, the all-off
+    /// profile first, in a fixed order that does not depend on the default.
     pub fn all() -> impl Iterator<Item = Profile> {
-        (0..32u8).map(|bits| Profile { bits })
+        (0..=Profile::ALL_BITS).map(|bits| Profile { bits })
     }
+
+    /// The bits of the profile with every switch on.
+    const ALL_BITS: u8 = (1 << READINGS.len()) - 1;
+
+    /// How many profiles there are: two values a reading, combined.
+    pub const COUNT: usize = 1 << READINGS.len();
 
     /// Whether this is the default profile.
     #[must_use]
@@ -310,8 +486,8 @@ impl Default for Profile {
 /// The text of `spec/default.yaml`, the authority's default assignment.
 pub const DEFAULT_FILE: &str = include_str!("../spec/default.yaml");
 
-/// Reads a default-assignment file: `setting: value` lines (one for each of
-/// the five settings, in any order), blank lines and `#` comments.
+/// Reads a default-assignment file: `setting: value` lines (one for each
+/// setting, in any order), blank lines and `#` comments.
 ///
 /// # Errors
 /// The first line that is not a known setting with one of its two values,
@@ -379,7 +555,7 @@ pub const fn parse_default_file(text: &str) -> Result<Profile, DefaultFileError>
         line += 1;
         start = end + 1;
     }
-    if seen != 0b1_1111 {
+    if seen != Profile::ALL_BITS {
         return Err(DefaultFileError {
             line: 0,
             what: "a setting left out",
@@ -503,10 +679,32 @@ impl schemars::JsonSchema for Profile {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // One word: a switch name, or a setting with one of its values.
+        let word = READINGS
+            .map(|r| r.switch)
+            .into_iter()
+            .chain(
+                READINGS
+                    .map(|r| format!("{}=({})", r.setting, r.values.join("|")))
+                    .iter()
+                    .map(String::as_str),
+            )
+            .collect::<Vec<_>>()
+            .join("|");
+        let switches = READINGS
+            .map(|r| format!("{} ({})", r.switch, r.id))
+            .join(", ");
+        let settings = READINGS
+            .map(|r| format!("{}={}", r.setting, r.values.join("|")))
+            .join(", ");
         schemars::json_schema!({
             "type": "string",
-            "pattern": "^(default|((skip-origin|strict-lock|feed-after-capture|end-when-unfeedable|end-on-repetition|origin=(sown|skipped)|lock=(after-sowing|before-sowing)|feeding=(by-sowing|after-capture)|unfeedable=(lapses|ends-game)|repetition=(continues|ends-game))(,(skip-origin|strict-lock|feed-after-capture|end-when-unfeedable|end-on-repetition|origin=(sown|skipped)|lock=(after-sowing|before-sowing)|feeding=(by-sowing|after-capture)|unfeedable=(lapses|ends-game)|repetition=(continues|ends-game)))*))$",
-            "description": "A rules profile, relative to the authority's default (spec/default.yaml): `default`, or comma-separated changes to it: a switch name for the second value of its setting, skip-origin (I1), strict-lock (I2), feed-after-capture (I3), end-when-unfeedable (I4), end-on-repetition (I5), or `setting=value`: origin=sown|skipped, lock=after-sowing|before-sowing, feeding=by-sowing|after-capture, unfeedable=lapses|ends-game, repetition=continues|ends-game."
+            "pattern": format!("^(default|(({word})(,({word}))*))$"),
+            "description": format!(
+                "A rules profile, relative to the authority's default (spec/default.yaml): \
+                 `default`, or comma-separated changes to it: a switch name for the second \
+                 value of its setting, {switches}, or `setting=value`: {settings}."
+            )
         })
     }
 }
@@ -526,7 +724,13 @@ mod tests {
         for p in Profile::all() {
             assert_eq!(p.to_string().parse::<Profile>().unwrap(), p);
         }
-        assert_eq!(Profile::all().count(), 32);
+        assert_eq!(Profile::all().count(), Profile::COUNT);
+        assert_eq!(
+            Profile::all()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            1 << Switch::ALL.len()
+        );
     }
 
     #[test]
@@ -576,7 +780,8 @@ mod tests {
             Profile::ALL_OFF.written_against(Profile::ALL_OFF),
             "default"
         );
-        assert_eq!(Switch::named("I6"), None);
+        let next = format!("I{}", Switch::ALL.len() + 1);
+        assert_eq!(Switch::named(&next), None);
     }
 
     #[test]
@@ -585,7 +790,14 @@ mod tests {
         assert_eq!("default".parse::<Profile>().unwrap(), Profile::DEFAULT);
         assert!(Profile::DEFAULT.is_default());
         assert_eq!(Profile::default(), Profile::DEFAULT);
-        let good = "origin: skipped\nlock: after-sowing # I2\n\nfeeding: by-sowing\nunfeedable: ends-game\nrepetition: continues\n";
+        // Every setting once: these as written, any other at its first value.
+        let mut good = "origin: skipped\nlock: after-sowing # I2\n\nfeeding: by-sowing\nunfeedable: ends-game\nrepetition: continues\n".to_owned();
+        for s in Switch::ALL {
+            if !good.contains(&format!("{}:", s.setting())) {
+                good.push_str(&format!("{}: {}\n", s.setting(), s.values()[0]));
+            }
+        }
+        let good = good.as_str();
         assert_eq!(
             parse_default_file(good),
             Ok(Profile::with(&[
@@ -618,12 +830,88 @@ mod tests {
         for switch in Switch::ALL {
             let off = all.set(switch, false);
             assert!(!off.has(switch), "{switch}");
-            assert_eq!(off.switches().count(), 4, "{switch}");
+            assert_eq!(off.switches().count(), Switch::ALL.len() - 1, "{switch}");
             assert!(Switch::ALL.iter().all(|&s| s == switch || off.has(s)));
             // Off twice stays off; off on the default is the default.
             assert_eq!(off.set(switch, false), off);
             assert_eq!(Profile::ALL_OFF.set(switch, false), Profile::ALL_OFF);
             assert_eq!(off.set(switch, true), all);
+        }
+    }
+
+    #[test]
+    fn the_readings_table_is_well_formed() {
+        let mut words = std::collections::BTreeSet::new();
+        for (k, (row, switch)) in READINGS.iter().zip(Switch::ALL).enumerate() {
+            // Exact: as many switches as rows, each the row at its index.
+            assert_eq!(switch as usize, k);
+            assert_eq!(switch.row(), row);
+            assert_eq!(row.id, format!("I{}", k + 1), "IDs run in order");
+            assert_ne!(row.values[0], row.values[1], "{}", row.id);
+            assert!(row.says.iter().all(|s| !s.is_empty()), "{}", row.id);
+            // A word a person may type names one thing only.
+            for word in [row.switch, row.setting] {
+                assert!(words.insert(word), "`{word}` names two things");
+            }
+        }
+        assert_eq!(Switch::ALL.len(), READINGS.len());
+        assert_eq!(VARIANTS.len(), READINGS.len());
+    }
+
+    /// Each reading's switch is read in the step its row names: the body of
+    /// `fn step` in that file mentions `Switch::Variant`.
+    #[test]
+    fn each_reading_is_read_in_the_step_its_row_names() {
+        for (row, variant) in READINGS.iter().zip(VARIANTS) {
+            let (file, step) = row.matters.step;
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let head = format!("fn {step}(");
+            let at = text
+                .find(&head)
+                .unwrap_or_else(|| panic!("{}: no `{head}` in {file}", row.id));
+            // The function's body: up to the brace at the indent of `fn`.
+            let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+            let indent = &text[line_start..at];
+            let indent = &indent[..indent.len() - indent.trim_start().len()];
+            let body = &text[at..];
+            let end = body.find(&format!("\n{indent}}}\n")).unwrap_or(body.len());
+            assert!(
+                body[..end].contains(&format!("Switch::{variant}")),
+                "{}: `{step}` in {file} does not read Switch::{variant}",
+                row.id
+            );
+        }
+    }
+
+    #[test]
+    fn the_schema_pattern_admits_every_word_and_no_other() {
+        let schema = serde_json::to_value(schemars::schema_for!(Profile)).unwrap();
+        let pattern = schema["pattern"].as_str().unwrap();
+        let re = regex::Regex::new(pattern).unwrap();
+        for default in Profile::all() {
+            for p in Profile::all() {
+                let text = p.written_against(default);
+                assert!(re.is_match(&text), "{text} against {pattern}");
+                assert!(re.is_match(&p.explicit()), "{}", p.explicit());
+            }
+        }
+        for bad in [
+            "",
+            "sideways",
+            "origin=maybe",
+            "skip-origin,",
+            "skip-origin, strict-lock",
+        ] {
+            assert!(!re.is_match(bad), "{bad:?}");
+        }
+        for row in READINGS {
+            assert!(pattern.contains(row.switch), "{pattern}");
+            for value in row.values {
+                assert!(pattern.contains(value), "{pattern}");
+            }
+            let description = schema["description"].as_str().unwrap();
+            assert!(description.contains(&format!("{} ({})", row.switch, row.id)));
         }
     }
 }

@@ -8,7 +8,7 @@ use std::fmt;
 
 use arrayvec::ArrayVec;
 
-use crate::board::{Pit, Player};
+use crate::board::{Pit, Player, is_capture_size};
 use crate::position::Position;
 use crate::profile::{Profile, Switch};
 use crate::report::{Capture, End, EndReason, Feeding, Report};
@@ -276,7 +276,7 @@ pub(crate) fn apply(position: &Position, pit: Pit, profile: Profile) -> (Positio
     } else {
         // LOCK-1: note a capture the lock prevented.
         let landing = report.landing;
-        report.capture_locked = landing.owner() != mover && matches!(next.stones(landing), 2 | 4);
+        report.capture_locked = landing.owner() != mover && is_capture_size(next.stones(landing));
     }
     // SOW-1: the turn passes; there are no extra turns.
     next.to_move = mover.opponent();
@@ -337,7 +337,7 @@ fn capture(position: &mut Position, landing: Pit, report: &mut Report) {
     let mut pit = landing;
     // CAP-3: only the opponent's pits; the chain stops at the mover's row.
     // CAP-1 (landing pit) and CAP-2 (each pit before it): exactly 2 or 4.
-    while pit.owner() != mover && matches!(position.stones(pit), 2 | 4) {
+    while pit.owner() != mover && is_capture_size(position.stones(pit)) {
         let stones = position.stones(pit);
         // CAP-4: the stones leave the board and count for the capturer.
         position.pits[pit.index()] = 0;
@@ -597,10 +597,10 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn each_switch_changes_play_only_where_the_spec_says(
-            bits in 0u8..32,
+            bits in 0..Profile::COUNT,
             choices in proptest::collection::vec(0usize..4, 0..120),
         ) {
-            let profile = Profile::all().nth(bits as usize).unwrap();
+            let profile = Profile::all().nth(bits).unwrap();
             for p in random_positions(profile, &choices) {
                 for switch in Switch::ALL {
                     let other = profile.set(switch, !profile.has(switch));
@@ -623,10 +623,10 @@ mod tests {
 
         #[test]
         fn legal_moves_are_exactly_the_playable_pits(
-            bits in 0u8..32,
+            bits in 0..Profile::COUNT,
             choices in proptest::collection::vec(0usize..4, 0..150),
         ) {
-            let profile = Profile::all().nth(bits as usize).unwrap();
+            let profile = Profile::all().nth(bits).unwrap();
             for p in random_positions(profile, &choices) {
                 let legal = legal_moves(&p, profile);
                 for pit in Pit::ALL {

@@ -89,8 +89,8 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// The readings it is pinned to: switch name to on/off. Absent switches
-    /// are free, so an empty map means the scenario holds under all 32
-    /// profiles.
+    /// are free, so an empty map means the scenario holds under every
+    /// profile.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(schema_with = "when_schema")]
     pub when: BTreeMap<SwitchName, bool>,
@@ -116,7 +116,7 @@ pub struct Scenario {
     pub result: Option<Outcome>,
 }
 
-/// The schema of `when`: an object whose keys are the five switch names.
+/// The schema of `when`: an object whose keys are the switch names.
 fn when_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let mut properties = serde_json::Map::new();
     for switch in Switch::ALL {

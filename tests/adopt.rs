@@ -129,9 +129,11 @@ fn adopting_each_reading_flips_it_keeps_the_perft_trees_and_twice_restores_every
 fn an_unknown_reading_or_a_malformed_default_file_writes_nothing() {
     let tmp = copy();
     let original = files(tmp.path());
-    let err = adopt(tmp.path(), "I6").unwrap_err();
+    // The ID after the last reading's names no reading.
+    let next = format!("I{}", kpe::Switch::ALL.len() + 1);
+    let err = adopt(tmp.path(), &next).unwrap_err();
     assert!(matches!(err, AdoptError::UnknownReading(_)), "{err}");
-    assert!(err.to_string().contains("`I6`"), "{err}");
+    assert!(err.to_string().contains(&format!("`{next}`")), "{err}");
     let path = tmp.path().join("spec/default.yaml");
     let text = fs::read_to_string(&path).unwrap();
     fs::write(&path, text.replace("feeding:", "feedin:")).unwrap();

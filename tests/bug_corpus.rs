@@ -212,7 +212,7 @@ corpus_tests! {
     lock_1_lock_after_three_pits: "lock-after-three-pits",
     lock_2_origin_not_marked_used: "origin-not-marked-used",
     lock_3_north_strict_lock: "north-strict-lock",
-    cap_1_capture_threes: "capture-threes",
+    cap_1_takes_threes_too: "takes-threes-too",
     cap_1_capture_only_twos: "capture-only-twos",
     cap_1_capture_where_origin_sown: "capture-where-origin-sown",
     cap_2_chain_also_forward: "chain-also-forward",

@@ -122,7 +122,7 @@ fn kpe_rules_complete_to_profile_names() {
 #[test]
 fn completion_names_do_not_limit_what_is_accepted() {
     // Switches in any order are still a profile, as before the names were
-    // offered to completion; and the 32 names stay out of --help.
+    // offered to completion; and the profile names stay out of --help.
     let out = Command::new(KPE)
         .args(["perft", "1", "--rules", "strict-lock,skip-origin"])
         .output()
@@ -237,4 +237,41 @@ fn the_readme_completion_lines_work_in_a_fresh_home() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// The help of the commands that name a reading lists every reading of the
+/// readings table, by ID, setting and switch, so a new row shows up there.
+#[test]
+fn help_texts_list_every_reading_from_the_table() {
+    for (command, words) in [
+        (
+            "adopt",
+            &[Switch::reading, Switch::setting] as &[fn(Switch) -> &'static str],
+        ),
+        ("dispute", &[Switch::reading, Switch::setting, Switch::name]),
+    ] {
+        let out = Command::new(KPE)
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        for switch in Switch::ALL {
+            for word in words {
+                let word = word(switch);
+                assert!(
+                    help.contains(word),
+                    "kpe {command} --help lacks `{word}`:\n{help}"
+                );
+            }
+        }
+        let ids = Switch::ALL.map(Switch::reading).join(", ");
+        assert!(help.contains(&format!("({ids})")), "{help}");
+    }
+    let out = Command::new(KPE)
+        .args(["perft", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let switches = Switch::ALL.map(Switch::name).join(", ");
+    assert!(help.contains(&format!("({switches})")), "{help}");
 }

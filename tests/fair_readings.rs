@@ -128,7 +128,7 @@ fn a_transcript_that_one_reading_mostly_explains_is_told_its_closest_reading() {
         )),
         "{text}"
     );
-    assert_eq!(reading["rechecked"], 31, "{reading}");
+    assert_eq!(reading["rechecked"], kpe::Profile::COUNT - 1, "{reading}");
 }
 
 #[test]

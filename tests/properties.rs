@@ -1,6 +1,6 @@
 //! Property tests over random legal games under random rules profiles.
 //!
-//! A game is a profile (one of the 32) and a list of choices, each picking
+//! A game is a profile (any of them) and a list of choices, each picking
 //! one of the legal moves of the moment, played from the initial position
 //! until the game ends or the choices run out (at most 200 plies). The
 //! invariants of spec/RULES.md must hold at every ply.
@@ -25,10 +25,10 @@ const MAX_PLIES: usize = 200;
 /// A profile and the choices of a game.
 fn games() -> impl Strategy<Value = (Profile, Vec<Index>)> {
     (
-        0..32usize,
+        0..Profile::COUNT,
         prop::collection::vec(any::<Index>(), 0..=MAX_PLIES),
     )
-        .prop_map(|(p, choices)| (Profile::all().nth(p).expect("32 profiles"), choices))
+        .prop_map(|(p, choices)| (Profile::all().nth(p).expect("a profile"), choices))
 }
 
 /// Plays the game the choices pick and returns it.
@@ -299,6 +299,35 @@ fn record(game: &Game) -> Scenario {
         expect,
         reject: None,
         result: Some(game.outcome()),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The feeding model above ([`would_feed`]) is a deliberate copy of
+    /// FEED-2 (spec/RULES.md, "Deliberate copies of the rules"): under every
+    /// profile, in every position of a random game, for every non-empty pit
+    /// of the mover, it says what the reference's `kpe::feeds` says.
+    #[test]
+    fn the_feeding_model_agrees_with_the_rules_under_every_profile(
+        choices in prop::collection::vec(any::<Index>(), 0..=MAX_PLIES),
+    ) {
+        for profile in Profile::all() {
+            let game = play_out(profile, &choices);
+            for p in game.positions() {
+                for pit in p.to_move().pits() {
+                    if p.stones(pit) == 0 {
+                        continue;
+                    }
+                    prop_assert_eq!(
+                        would_feed(p, pit, profile),
+                        kpe::feeds(p, pit, profile),
+                        "{} in {} under {}", pit, p, profile
+                    );
+                }
+            }
+        }
     }
 }
 

@@ -479,7 +479,7 @@ fn every_profile_in_one_run_gives_a_matrix() {
     assert_eq!(code, 0, "{err}");
     let report = valid_report(json.as_bytes());
     let rows = report["summary"]["profiles"].as_array().unwrap();
-    assert_eq!(rows.len(), 32);
+    assert_eq!(rows.len(), kpe::Profile::COUNT);
     assert!(rows.iter().all(|r| r["verdict"] == "conforms"), "{rows:?}");
     let (code, human, _) = run(kpe_check().arg(&all).args([
         "--color=never",
@@ -489,7 +489,10 @@ fn every_profile_in_one_run_gives_a_matrix() {
         "random/0",
     ]));
     assert_eq!(code, 0);
-    assert!(human.contains("profiles  32 checked:"), "{human}");
+    assert!(
+        human.contains(&format!("profiles  {} checked:", kpe::Profile::COUNT)),
+        "{human}"
+    );
     // One profile pinned by the engine: the others are not in its hello,
     // so a requested profile checked nothing and the run cannot conform
     // (exit 4, nothing checked), though nothing diverged.

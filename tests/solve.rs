@@ -243,7 +243,7 @@ macro_rules! cross_checks {
     ($($name:ident: $class:literal,)*) => {$(
         #[test]
         fn $name() {
-            // Named against the all-off profile, so the eight classes are
+            // Named against the all-off profile, so the classes are
             // the same whatever the default is.
             let profile = Profile::read_against($class, Profile::ALL_OFF).unwrap();
             cross_check(Class::of(profile).unwrap(), 12);

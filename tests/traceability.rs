@@ -185,3 +185,49 @@ fn missing_and_unknown_rules_are_reported() {
         "{text}"
     );
 }
+
+/// spec/RULES.md, "Deliberate copies of the rules": every copy it lists is a
+/// file of the repository, and the test it names exists in the repository,
+/// so the list cannot name a copy or a test that has gone.
+#[test]
+fn the_listed_copies_of_the_rules_and_their_tests_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rules = std::fs::read_to_string(root.join("spec/RULES.md")).unwrap();
+    let section = rules
+        .split("## Deliberate copies of the rules")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    assert!(rows.len() >= 4, "{section}");
+    let sources: String = ["src", "tests", "examples"]
+        .iter()
+        .flat_map(|d| walk(&root.join(d)))
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    for row in rows {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").collect();
+        let file = cells[0].split('`').nth(1).unwrap();
+        assert!(root.join(file).is_file(), "{file} is listed but absent");
+        let test = cells[2].split('`').nth(1).unwrap();
+        assert!(
+            sources.contains(&format!("fn {test}(")),
+            "{file}: no test `{test}`"
+        );
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -37,7 +37,7 @@ DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".
 
 
 def read_default(path=DEFAULT_FILE):
-    """spec/default.yaml -> {switch name: on?} for the five readings."""
+    """spec/default.yaml -> {switch name: on?} for every reading."""
     on = {}
     with open(path, encoding="utf-8") as f:
         for line in f:

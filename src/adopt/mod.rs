@@ -63,8 +63,9 @@ impl fmt::Display for AdoptError {
         match self {
             AdoptError::UnknownReading(word) => write!(
                 f,
-                "unknown reading `{}`: expected a reading ID (I1..I5), a setting ({}) or a switch ({})",
+                "unknown reading `{}`: expected a reading ID ({}), a setting ({}) or a switch ({})",
                 word.escape_debug(),
+                Switch::ALL.map(Switch::reading).join(", "),
                 Switch::ALL.map(Switch::setting).join(", "),
                 Switch::ALL.map(Switch::name).join(", ")
             ),

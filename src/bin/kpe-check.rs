@@ -52,8 +52,9 @@ const OUTPUT: &str = "Output";
 ///
 /// It reports a verdict (conforms, diverges, errored, nothing checked), the
 /// rules each divergence breaks with a scenario that reproduces it, grouped
-/// so that each kind of bug is shown once, and the rules profile (readings
-/// I1-I5) the engine actually follows.
+/// so that each kind of bug is shown once, and the rules profile (the
+/// readings the sources leave open, spec/RULES.md) the engine actually
+/// follows.
 #[derive(Parser)]
 #[command(
     name = "kpe-check",

@@ -65,10 +65,9 @@ enum Command {
         /// Start position in kpe notation, or `initial`.
         #[arg(long, value_name = "POSITION", default_value = "initial", value_parser = parse_position)]
         from: Position,
-        /// Rules profile: `default` or switches joined by commas
-        /// (skip-origin, strict-lock, feed-after-capture, end-when-unfeedable,
-        /// end-on-repetition).
-        #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true)]
+        /// Rules profile: `default` or switches joined by commas.
+        #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true,
+              help = completed::profile_help())]
         rules: Profile,
         /// Split the count at DEPTH by first move instead.
         #[arg(long)]
@@ -193,8 +192,8 @@ enum Command {
     /// their trees, and lists the prose to reword. Run from the repository
     /// root (or give --root); running it twice undoes it.
     Adopt {
-        /// The reading: its ID (I1..I5), setting (origin, lock, feeding,
-        /// unfeedable, repetition) or switch name.
+        /// The reading: its ID, setting or switch name.
+        #[arg(help = completed::reading_help())]
         reading: String,
         /// The repository's root directory.
         #[arg(long, default_value = ".")]
@@ -206,12 +205,9 @@ enum Command {
     /// where the readings differ (as scenarios), how much it matters in
     /// seeded play, and where perft counts part.
     Dispute {
-        /// The disputed readings, joined by commas: reading IDs (I1..I5),
-        /// settings (origin, lock, feeding, unfeedable, repetition) or
-        /// switch names (skip-origin, strict-lock, feed-after-capture,
-        /// end-when-unfeedable, end-on-repetition). Each is turned to its
-        /// other value than the default's and compared with the default.
-        #[arg(value_name = "SWITCH[,SWITCH...]", value_parser = completed::switches(), hide_possible_values = true)]
+        /// The disputed readings, joined by commas.
+        #[arg(value_name = "SWITCH[,SWITCH...]", value_parser = completed::switches(), hide_possible_values = true,
+              help = completed::disputed_help())]
         switches: kpe::dispute::Disputed,
         /// `text` for people, or `json` (spec/dispute.schema.json).
         #[arg(long, value_enum, default_value = "text")]

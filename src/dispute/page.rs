@@ -78,7 +78,7 @@ fn glossary() -> Markup {
         ),
         (
             "reading",
-            "One of the points the written sources leave open (I1 to I5), each with two values; \
+            "One of the points the written sources leave open (I1, I2, ...), each with two values; \
              the default is the value kpe takes unless told otherwise, and `kpe adopt` changes it.",
         ),
         (

@@ -340,7 +340,7 @@ fn example(found: Found, alternative: Profile, k: usize) -> Example {
 
 /// The scenario that pins `answer`, the answer under `profile`. It is
 /// pinned to the disputed switches; when the answer also depends on
-/// another switch, to all five.
+/// another switch, to every switch.
 fn scenario(
     found: &Found,
     answer: &Answer,

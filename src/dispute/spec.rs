@@ -13,7 +13,7 @@ const RULES: &str = include_str!("../../spec/RULES.md");
 pub struct Reading {
     /// The switch name, e.g. `skip-origin`.
     pub switch: String,
-    /// The reading, `I1` to `I5`.
+    /// The reading's ID, `I1`, `I2`, ...
     pub reading: String,
     /// The rule ID whose paragraph names the reading, e.g. `SOW-4`.
     pub rule: String,
@@ -99,8 +99,8 @@ mod tests {
 
     #[test]
     fn every_switch_finds_its_paragraph_and_table_row() {
-        let rules = ["SOW-4", "LOCK-3", "FEED-2", "FEED-3", "END-3"];
-        for (switch, rule) in Switch::ALL.into_iter().zip(rules) {
+        for switch in Switch::ALL {
+            let rule = switch.rule();
             let r = reading(switch);
             assert_eq!(r.rule, rule, "{switch}");
             assert!(
@@ -135,5 +135,54 @@ mod tests {
             "one paragraph only: {}",
             r.paragraph
         );
+    }
+
+    /// The spec's two tables of readings list exactly the rows of the code's
+    /// table ([`crate::READINGS`]), in order: the settings table word for
+    /// word, the questions table by reading, rule and switch.
+    #[test]
+    fn the_spec_tables_of_readings_are_the_code_table() {
+        let mut settings = String::from(
+            "| setting | reading | values (switch form of the second) |\n|---|---|---|\n",
+        );
+        for row in crate::READINGS {
+            settings.push_str(&format!(
+                "| `{}` | {} | `{}`, `{}` (`{}`) |\n",
+                row.setting, row.id, row.values[0], row.values[1], row.switch
+            ));
+        }
+        assert!(
+            RULES.contains(&settings),
+            "spec/RULES.md, \"Readings\": the settings table should read\n{settings}"
+        );
+        // The questions table: every row that starts with a reading ID.
+        let rows: Vec<Vec<&str>> = RULES
+            .lines()
+            .filter(|l| l.starts_with("| I"))
+            .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+            .collect();
+        let expected: Vec<(String, String, String)> = crate::READINGS
+            .iter()
+            .map(|r| {
+                (
+                    r.id.to_owned(),
+                    r.rule.to_owned(),
+                    format!("`{}`", r.switch),
+                )
+            })
+            .collect();
+        let found: Vec<(String, String, String)> = rows
+            .iter()
+            .map(|cells| {
+                let switch = cells.get(4).and_then(|c| c.split(':').next()).unwrap_or("");
+                (cells[0].to_owned(), cells[1].to_owned(), switch.to_owned())
+            })
+            .collect();
+        assert_eq!(found, expected, "spec/RULES.md's questions table");
+        // Each reading's rule paragraph is tagged with it, once.
+        for row in crate::READINGS {
+            let tag = format!("*Reading {}.*", row.id);
+            assert_eq!(RULES.matches(&tag).count(), 1, "{tag}");
+        }
     }
 }

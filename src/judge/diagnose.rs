@@ -29,17 +29,6 @@ pub(crate) struct Context<'a> {
     pub(crate) ply: u64,
 }
 
-/// The rule that decides reading `switch`.
-pub(crate) const fn switch_rule(switch: Switch) -> &'static str {
-    match switch {
-        Switch::SkipOrigin => "SOW-4",
-        Switch::StrictLock => "LOCK-3",
-        Switch::FeedAfterCapture => "FEED-2",
-        Switch::EndWhenUnfeedable => "FEED-3",
-        Switch::EndOnRepetition => "END-3",
-    }
-}
-
 /// Names profiles for people: `skip-origin` or `skip-origin,strict-lock`,
 /// joined with " or ".
 pub(crate) fn profile_list(profiles: &[Profile]) -> String {
@@ -158,7 +147,7 @@ fn field_diffs(
                     .iter()
                     .filter(|&&s| p.has(s) != claimed_profile.has(s))
                 {
-                    diff.rules.insert(switch_rule(*s));
+                    diff.rules.insert(s.rule());
                 }
             }
         }
@@ -834,7 +823,8 @@ fn pin(
     answers: &[(Profile, Expectation)],
     mine: &Expectation,
 ) -> BTreeMap<SwitchName, bool> {
-    let mut subsets: Vec<u8> = (0..32).collect();
+    // Each subset of the switches as a bit set, the fewest switches first.
+    let mut subsets: Vec<u32> = (0..1u32 << Switch::ALL.len()).collect();
     subsets.sort_by_key(|s| (s.count_ones(), *s));
     for subset in subsets {
         let pinned: Vec<Switch> = Switch::ALL

@@ -11,7 +11,7 @@ use rand::{RngExt, SeedableRng};
 
 use crate::board::{Pit, Player, TOTAL_STONES};
 use crate::position::{Position, Setup};
-use crate::profile::{Profile, Switch};
+use crate::profile::{EdgeRole, Profile, Switch};
 use crate::report::Capture;
 use crate::rules::{self, legal_moves};
 
@@ -49,7 +49,7 @@ impl Boundary {
     pub fn all() -> Vec<Boundary> {
         let flips = Switch::ALL
             .into_iter()
-            .filter(|&s| s != Switch::EndOnRepetition)
+            .filter(|s| matches!(s.row().matters.edges, EdgeRole::Flips { .. }))
             .map(Flip::Reading)
             .chain(std::iter::once(Flip::Lock));
         flips
@@ -63,7 +63,7 @@ impl Boundary {
     #[must_use]
     pub fn rule(self) -> &'static str {
         match self.flip {
-            Flip::Reading(s) => super::diagnose::switch_rule(s),
+            Flip::Reading(s) => s.rule(),
             Flip::Lock => "LOCK-1",
         }
     }
@@ -82,17 +82,24 @@ impl Boundary {
     }
 
     /// Why this boundary cannot occur under `profile`, if it cannot: when
-    /// feeding is judged by sowing (I3's default), which moves feed
-    /// depends only on how far each pit's stones reach, which neither the
-    /// origin pit of a lap (I1) nor captures (I2, the lock) change, so
-    /// those flips never change the legal moves. `None` when it can occur.
+    /// feeding is judged by sowing (the first value of `feeding`), which
+    /// moves feed depends only on how far each pit's stones reach, which
+    /// neither the lock nor a reading whose row says
+    /// `legal_when_fed_by_sowing: false` (one acting on the origin pit of a
+    /// lap or on captures) changes, so those flips never change the legal
+    /// moves. `None` when it can occur.
     #[must_use]
     pub fn impossible_under(self, profile: Profile) -> Option<&'static str> {
         let by_sowing = !profile.has(Switch::FeedAfterCapture);
-        let on_feeding_only = matches!(
-            self.flip,
-            Flip::Reading(Switch::SkipOrigin | Switch::StrictLock) | Flip::Lock
-        );
+        let on_feeding_only = match self.flip {
+            Flip::Reading(s) => matches!(
+                s.row().matters.edges,
+                EdgeRole::Flips {
+                    legal_when_fed_by_sowing: false
+                }
+            ),
+            Flip::Lock => true,
+        };
         (by_sowing && on_feeding_only && self.decides == Decides::Legal).then_some(
             "with feeding judged by sowing, which moves feed depends on neither the origin pit nor captures",
         )

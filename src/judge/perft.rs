@@ -19,7 +19,6 @@ use crate::position::Position;
 use crate::profile::{Profile, Switch};
 use crate::rules::{apply, game_over, legal_moves};
 
-use super::diagnose::switch_rule;
 use super::divergence::PerftClaim;
 use super::rules::RuleSet;
 
@@ -70,7 +69,7 @@ pub fn count_rule(
     for switch in Switch::ALL {
         let other = profile.set(switch, !profile.has(switch));
         if gives_all(&|p, d| perft(p, d, other)) {
-            let rule = switch_rule(switch);
+            let rule = switch.rule();
             return (
                 one(rule),
                 Some(format!(

@@ -49,8 +49,8 @@ pub struct Reading {
     /// Every profile under which all units conform, closest to the claimed
     /// one first (fewest switches changed), then in [`Profile::all`] order.
     pub conforms_under: Vec<Profile>,
-    /// How many profiles other than the claimed one were re-checked: 31,
-    /// or fewer when some readings are kept as claimed.
+    /// How many profiles other than the claimed one were re-checked: every
+    /// other profile, or fewer when some readings are kept as claimed.
     pub rechecked: usize,
     /// The readings kept as claimed, because the units cannot tell them
     /// apart ([`Recheck::kept_as_claimed`]). Serialised as switch names.
@@ -326,36 +326,12 @@ pub fn switch_summary(from: Profile, to: Profile) -> String {
     let parts: Vec<String> = Switch::ALL
         .iter()
         .filter(|&&s| from.has(s) != to.has(s))
-        .map(|&s| format!("{}: {}", s.reading(), reading_text(s, to.has(s))))
+        .map(|&s| format!("{}: {}", s.reading(), s.says(to.has(s))))
         .collect();
     if parts.is_empty() {
         "the same profile".to_owned()
     } else {
         parts.join("; ")
-    }
-}
-
-/// What a reading says with its switch on or off.
-fn reading_text(switch: Switch, on: bool) -> &'static str {
-    match (switch, on) {
-        (Switch::SkipOrigin, true) => "a sowing of 8+ stones skips its origin pit",
-        (Switch::SkipOrigin, false) => "a sowing of 8+ stones sows its origin pit too",
-        (Switch::StrictLock, true) => "the move from the last unused pit cannot capture",
-        (Switch::StrictLock, false) => "the move from the last unused pit may capture",
-        (Switch::FeedAfterCapture, true) => {
-            "a feeding move must leave the opponent a stone after captures"
-        }
-        (Switch::FeedAfterCapture, false) => {
-            "a feeding move is one that sows into the opponent's row"
-        }
-        (Switch::EndWhenUnfeedable, true) => {
-            "the game ends when the empty-rowed opponent cannot be fed"
-        }
-        (Switch::EndWhenUnfeedable, false) => {
-            "when the opponent cannot be fed, the feeding obligation lapses"
-        }
-        (Switch::EndOnRepetition, true) => "the game ends at the first repeated position",
-        (Switch::EndOnRepetition, false) => "a repeated position does not end the game",
     }
 }
 
@@ -680,7 +656,11 @@ mod tests {
         let base = Profile::ALL_OFF;
         let mut units = Fixed(vec![p("skip-origin,strict-lock"), p("skip-origin")], 0);
         let reading = name_reading(base, &mut units).unwrap();
-        assert_eq!(units.1, 31, "every other profile is tried once");
+        assert_eq!(
+            units.1,
+            Profile::COUNT - 1,
+            "every other profile is tried once"
+        );
         assert_eq!(
             reading.conforms_under,
             vec![p("skip-origin"), p("skip-origin,strict-lock")]
@@ -707,22 +687,25 @@ mod tests {
             .filter(|p| p.has(Switch::SkipOrigin) && !p.has(Switch::StrictLock))
             .collect();
         let reading = name_reading(base, &mut Fixed(cube, 0)).unwrap();
-        assert_eq!(
-            reading.free_switches(),
-            Some(vec![
-                Switch::FeedAfterCapture,
-                Switch::EndWhenUnfeedable,
-                Switch::EndOnRepetition
-            ])
-        );
-        assert!(reading.to_string().ends_with(
-            "origin pit), whatever the readings I3, I4, I5, which these games do not tell apart"
-        ));
+        // Every switch but the two the cube fixes is free.
+        let free: Vec<Switch> = Switch::ALL
+            .into_iter()
+            .filter(|&s| s != Switch::SkipOrigin && s != Switch::StrictLock)
+            .collect();
+        assert_eq!(reading.free_switches(), Some(free.clone()));
+        let ids: Vec<&str> = free.iter().map(|s| s.reading()).collect();
+        assert!(reading.to_string().ends_with(&format!(
+            "origin pit), whatever the readings {}, which these games do not tell apart",
+            ids.join(", ")
+        )));
         let none = name_reading(base, &mut Fixed(vec![], 0)).unwrap();
         assert!(!none.explained());
         assert_eq!(
             none.to_string(),
-            "no documented reading explains it: it diverges under every one of the 31 other profiles re-checked"
+            format!(
+                "no documented reading explains it: it diverges under every one of the {} other profiles re-checked",
+                Profile::COUNT - 1
+            )
         );
     }
 
@@ -745,18 +728,24 @@ mod tests {
         let claimed: Profile = "end-on-repetition".parse().unwrap();
         let mut units = Blind(vec![Switch::EndOnRepetition], 0);
         let reading = name_reading(claimed, &mut units).unwrap();
-        assert_eq!((units.1, reading.rechecked), (15, 15));
+        // Half the profiles agree on I5; all but the claimed one of those.
+        let others = Profile::COUNT / 2 - 1;
+        assert_eq!((units.1, reading.rechecked), (others, others));
         assert_eq!(
             reading.to_string(),
-            "no documented reading explains it: it diverges under every one of the 15 other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart)"
+            format!(
+                "no documented reading explains it: it diverges under every one of the {others} other profiles re-checked (I5 kept as claimed, which these checks cannot tell apart)"
+            )
         );
         let all_but_one: Vec<Switch> = Switch::ALL[1..].to_vec();
+        let kept: Vec<&str> = all_but_one.iter().map(|s| s.reading()).collect();
         let reading = name_reading(Profile::DEFAULT, &mut Blind(all_but_one, 0)).unwrap();
         assert_eq!(reading.rechecked, 1);
         assert!(
-            reading.to_string().contains(
-                "it diverges under the one other profile re-checked (I2, I3, I4, I5 kept"
-            ),
+            reading.to_string().contains(&format!(
+                "it diverges under the one other profile re-checked ({} kept",
+                kept.join(", ")
+            )),
             "{reading}"
         );
         let reading = name_reading(Profile::DEFAULT, &mut Blind(Switch::ALL.to_vec(), 0)).unwrap();
@@ -965,7 +954,8 @@ mod tests {
     #[test]
     fn closest_profiles_change_the_fewest_switches() {
         let others: Vec<Profile> = Profile::all().filter(|&q| q != Profile::DEFAULT).collect();
-        assert_eq!(closest(Profile::DEFAULT, &others).len(), 5);
+        // The closest are one switch away: one a switch.
+        assert_eq!(closest(Profile::DEFAULT, &others).len(), Switch::ALL.len());
         assert_eq!(
             closest(p("skip-origin"), &[p("strict-lock"), p("default")]),
             vec![p("default")]

@@ -51,8 +51,9 @@ pub enum Bug {
     /// LOCK-3: North's unlocking move may not capture, South's may (half of
     /// the `strict-lock` reading).
     NorthStrictLock,
-    /// CAP-1: a landing pit made 3 is captured too.
-    CaptureThrees,
+    /// CAP-1: a landing pit made 3 is captured too (and a 3 along the
+    /// chain).
+    TakesThreesToo,
     /// CAP-1: only twos are captured, never fours.
     CaptureOnlyTwos,
     /// CAP-1, under `skip-origin` only: the sowing skips the origin, but
@@ -149,7 +150,7 @@ impl Bug {
         ("lock-after-three-pits", Bug::LockAfterThreePits, "LOCK-1"),
         ("origin-not-marked-used", Bug::OriginNotMarkedUsed, "LOCK-2"),
         ("north-strict-lock", Bug::NorthStrictLock, "LOCK-3"),
-        ("capture-threes", Bug::CaptureThrees, "CAP-1"),
+        ("takes-threes-too", Bug::TakesThreesToo, "CAP-1"),
         ("capture-only-twos", Bug::CaptureOnlyTwos, "CAP-1"),
         (
             "capture-where-origin-sown",
@@ -665,7 +666,7 @@ impl Rules {
     }
 
     fn takes(&self, stones: u8) -> bool {
-        if self.is(Bug::CaptureThrees) {
+        if self.is(Bug::TakesThreesToo) {
             return matches!(stones, 2..=4);
         }
         if self.is(Bug::CaptureOnlyTwos) {
@@ -904,6 +905,24 @@ mod tests {
             assert_eq!(name.parse::<Bug>(), Ok(bug));
             assert_eq!(bug.to_string(), name);
             assert_eq!(bug.rule(), rule);
+        }
+        // A bug's name never names a reading: a bug and a reading of the
+        // same name would read as the same thing in a report.
+        for (name, _, _) in Bug::ALL {
+            for s in Switch::ALL {
+                let words = [
+                    s.name(),
+                    s.setting(),
+                    s.reading(),
+                    s.values()[0],
+                    s.values()[1],
+                ];
+                assert!(
+                    !words.contains(&name),
+                    "bug `{name}` is named like reading {}",
+                    s.reading()
+                );
+            }
         }
         let err = "nope".parse::<Bug>().unwrap_err();
         assert!(

@@ -92,7 +92,7 @@ pub struct Manifest {
     #[serde(default, deserialize_with = "strict_profile")]
     pub profile: Profile,
     /// The profiles to certify in one run, each in turn with its own hello:
-    /// a list, or `"all"` for all 32 (default: just `profile`).
+    /// a list, or `"all"` for every profile (default: just `profile`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profiles: Option<Profiles>,
     /// How many random games to play against it.
@@ -123,11 +123,11 @@ fn is_one_at_a_time(pipeline: &u32) -> bool {
     *pipeline == 1
 }
 
-/// Several profiles to check: a list, or all 32.
+/// Several profiles to check: a list, or all of them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Profiles {
-    /// `"all"`: every one of the 32 profiles.
+    /// `"all"`: every profile.
     All(AllProfiles),
     /// These profiles, in this order.
     List(Vec<Profile>),

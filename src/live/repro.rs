@@ -186,7 +186,7 @@ fn finished(reason: crate::EndReason, totals: [u8; 2]) -> Outcome {
 }
 
 /// The readings the answer depends on, pinned to the claimed profile's
-/// choice; all five when no smaller set keeps the answer the same.
+/// choice; every switch when no smaller set keeps the answer the same.
 fn pins(question: &Question, profile: Profile) -> BTreeMap<SwitchName, bool> {
     let answer = expected(question, profile);
     let deciding: Vec<Switch> = Switch::ALL

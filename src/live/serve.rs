@@ -32,7 +32,7 @@ pub struct ServeOptions {
     pub fault: Option<Fault>,
     /// With `rules`: the hello lists that one profile as the only one
     /// played (without it, a pinned engine lists none, and an unpinned one
-    /// all 32).
+    /// every profile).
     pub announce: bool,
     /// Answer `legal` and `play` with a seeded rules bug (`kpe engine --bug`).
     pub bug: Option<super::bugs::Bug>,

@@ -441,7 +441,7 @@ pub enum ErrorKind {
         /// The ID as cited.
         id: String,
     },
-    /// A reading (`I1`..`I5`) is cited as a rule.
+    /// A reading's ID (`I1`, ...) is cited as a rule.
     ReadingCited {
         /// The reading as cited.
         id: String,
@@ -1066,15 +1066,6 @@ fn block_line(number: usize, line: &str, indent: usize) -> Result<(), Problem> {
     Ok(())
 }
 
-/// The readings and the rule each one belongs to.
-const READINGS: [(&str, &str, Switch); 5] = [
-    ("I1", "SOW-4", Switch::SkipOrigin),
-    ("I2", "LOCK-3", Switch::StrictLock),
-    ("I3", "FEED-2", Switch::FeedAfterCapture),
-    ("I4", "FEED-3", Switch::EndWhenUnfeedable),
-    ("I5", "END-3", Switch::EndOnRepetition),
-];
-
 /// What is wrong with one scenario read from elsewhere than a suite file
 /// (a shard report's reproduction): the checks a scenario file's
 /// scenarios get, each said as in `kpe suite`.
@@ -1160,10 +1151,10 @@ fn check_rules(rules: &[String], known: &[String], errors: &mut Vec<ErrorKind>) 
     for (i, id) in rules.iter().enumerate() {
         if rules[..i].contains(id) {
             errors.push(ErrorKind::DuplicateRule { id: id.clone() });
-        } else if let Some(&(_, rule, switch)) = READINGS.iter().find(|(r, ..)| r == id) {
+        } else if let Some(switch) = Switch::ALL.into_iter().find(|s| s.reading() == id) {
             errors.push(ErrorKind::ReadingCited {
                 id: id.clone(),
-                rule,
+                rule: switch.rule(),
                 switch: switch.name(),
             });
         } else if !known.contains(id) {

@@ -59,8 +59,15 @@ impl LayerReport {
     }
 }
 
-/// The layers up to `max_stones`: 0, 2, 4, ...
+/// The layers up to `max_stones`: 0, 2, 4, ... Only even layers are
+/// reachable: 48 stones less even captured totals, as every capture size
+/// is even (CAP-1, CAP-2: `board::CAPTURE_SIZES`), which also keeps every
+/// margin even (src/solve/entry.rs).
 pub(crate) fn layers(max_stones: u8) -> impl Iterator<Item = u8> {
+    const _: () = assert!(
+        crate::board::CAPTURES_ARE_EVEN,
+        "the solver's layers and value bytes need even captures"
+    );
     (0..=max_stones.min(TOTAL_STONES)).step_by(2)
 }
 

@@ -3,18 +3,78 @@
 
 use std::fmt;
 
-use crate::profile::{Profile, Switch};
+use crate::profile::{Profile, READINGS, SolverRole, Switch};
+
+/// The one reading whose two values share a table (its row's solver role is
+/// [`SolverRole::Shared`]; today I2, `strict-lock`). The layer format
+/// names a class by the two profiles it covers, so exactly one such reading
+/// is what the format can say.
+const SHARED: Switch = {
+    let mut found = None;
+    let mut k = 0;
+    while k < READINGS.len() {
+        if matches!(READINGS[k].matters.solver, SolverRole::Shared) {
+            assert!(
+                found.is_none(),
+                "the layer format covers one shared reading"
+            );
+            found = Some(Switch::ALL[k]);
+        }
+        k += 1;
+    }
+    match found {
+        Some(s) => s,
+        None => panic!("the layer format covers one shared reading"),
+    }
+};
+
+/// `profile` with every switch off whose role is [`SolverRole::Shared`],
+/// and those whose role is [`SolverRole::Uncovered`] too if `uncovered`.
+const fn without(mut profile: Profile, uncovered: bool) -> Profile {
+    let mut k = 0;
+    while k < READINGS.len() {
+        let off = match READINGS[k].matters.solver {
+            SolverRole::Shared => true,
+            SolverRole::Uncovered { .. } => uncovered,
+            SolverRole::Apart => false,
+        };
+        if off {
+            profile = profile.set(Switch::ALL[k], false);
+        }
+        k += 1;
+    }
+    profile
+}
+
+/// The switches no table covers the second value of, with why.
+fn uncovered() -> impl Iterator<Item = (Switch, &'static str)> {
+    Switch::ALL
+        .into_iter()
+        .filter_map(|s| match s.row().matters.solver {
+            SolverRole::Uncovered { why } => Some((s, why)),
+            _ => None,
+        })
+}
+
+/// The switches whose values have tables of their own, in reading order.
+fn apart() -> impl Iterator<Item = Switch> {
+    Switch::ALL
+        .into_iter()
+        .filter(|s| s.row().matters.solver == SolverRole::Apart)
+}
 
 /// The profiles that play alike once both locks are open, named by the one
 /// among them with `strict-lock` off.
 ///
-/// Once both players have used all four pits, I2 (`strict-lock`, which
-/// moves of a locked player may capture) has nothing left to decide, so a
-/// profile and the same profile with `strict-lock` flipped share a table.
-/// I1, I3 and I4 change moves, captures or the end, so each of their eight
-/// combinations is a class of its own. I5 (`end-on-repetition`) makes a
-/// value depend on the game's history, not on the position: no table
-/// covers it (spec/SOLVE.md).
+/// Each reading's row of the readings table ([`READINGS`]) says what the
+/// tables do with it ([`SolverRole`]). Once both players have used all four
+/// pits, I2 (`strict-lock`, which moves of a locked player may capture) has
+/// nothing left to decide, so a profile and the same profile with
+/// `strict-lock` flipped share a table. The readings that change moves,
+/// captures or the end once both locks are open (I1, I3, I4) are apart:
+/// each combination of their values is a class of its own. I5
+/// (`end-on-repetition`) makes a value depend on the game's history, not on
+/// the position: no table covers it (spec/SOLVE.md).
 ///
 /// ```
 /// use kpe::solve::Class;
@@ -33,11 +93,7 @@ impl Class {
     /// The default reading's class: the default profile with `strict-lock`
     /// off (and, should the default end games on repetition, which no table
     /// covers, with `end-on-repetition` off too).
-    pub const DEFAULT: Class = Class(
-        Profile::DEFAULT
-            .set(Switch::StrictLock, false)
-            .set(Switch::EndOnRepetition, false),
-    );
+    pub const DEFAULT: Class = Class(without(Profile::DEFAULT, true));
 
     /// The class of `profile`.
     ///
@@ -45,10 +101,10 @@ impl Class {
     ///
     /// [`NotCovered`] when `profile` has `end-on-repetition` on.
     pub fn of(profile: Profile) -> Result<Class, NotCovered> {
-        if profile.has(Switch::EndOnRepetition) {
+        if uncovered().any(|(s, _)| profile.has(s)) {
             return Err(NotCovered { profile });
         }
-        Ok(Class(profile.set(Switch::StrictLock, false)))
+        Ok(Class(without(profile, false)))
     }
 
     /// The profile the table is built with: the class's profile with
@@ -61,31 +117,22 @@ impl Class {
     /// The two profiles the class covers: without and with `strict-lock`.
     #[must_use]
     pub fn covers(self) -> [Profile; 2] {
-        [self.0, self.0.set(Switch::StrictLock, true)]
+        [self.0, self.0.set(SHARED, true)]
     }
 
-    /// All eight classes, in [`Profile::all`] order (whatever the default).
+    /// Every class, in [`Profile::all`] order (whatever the default).
     pub fn all() -> impl Iterator<Item = Class> {
-        Profile::all()
-            .filter(|p| !p.has(Switch::StrictLock) && !p.has(Switch::EndOnRepetition))
-            .map(Class)
+        Profile::all().filter(|&p| without(p, true) == p).map(Class)
     }
 }
 
-/// A class is named by the values of the three settings that make it
+/// A class is named by the values of the settings that make it
 /// (`origin=sown,feeding=by-sowing,unfeedable=lapses`): a name that means
 /// the same whatever the default is, so a table built before `kpe adopt`
 /// is never read as the new default's (layer format 2, spec/SOLVE.md).
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let words: Vec<String> = [
-            Switch::SkipOrigin,
-            Switch::FeedAfterCapture,
-            Switch::EndWhenUnfeedable,
-        ]
-        .into_iter()
-        .map(|s| s.assignment(self.0))
-        .collect();
+        let words: Vec<String> = apart().map(|s| s.assignment(self.0)).collect();
         f.write_str(&words.join(","))
     }
 }
@@ -100,7 +147,8 @@ impl Class {
     }
 }
 
-/// A profile that no table covers: one with `end-on-repetition` on.
+/// A profile that no table covers: one with a switch on whose row says
+/// [`SolverRole::Uncovered`] (`end-on-repetition`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NotCovered {
     /// The profile asked for.
@@ -109,19 +157,32 @@ pub struct NotCovered {
 
 impl NotCovered {
     /// The covered profile nearest the one asked for: the same readings
-    /// with no repetition rule (`repetition=continues`).
+    /// with every uncovered one at its first value (`repetition=continues`).
     #[must_use]
     pub const fn nearest(self) -> Profile {
-        self.profile.set(Switch::EndOnRepetition, false)
+        let mut nearest = self.profile;
+        let mut k = 0;
+        while k < READINGS.len() {
+            if matches!(READINGS[k].matters.solver, SolverRole::Uncovered { .. }) {
+                nearest = nearest.set(Switch::ALL[k], false);
+            }
+            k += 1;
+        }
+        nearest
     }
 }
 
 impl fmt::Display for NotCovered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why: Vec<String> = uncovered()
+            .filter(|&(s, _)| self.profile.has(s))
+            .map(|(s, why)| format!("under {} ({}, {}) {why}", s.name(), s.reading(), s.rule()))
+            .collect();
         write!(
             f,
-            "no table covers `{}`: under end-on-repetition (I5, END-3) a position's value depends on the game's history, not on the position alone (spec/SOLVE.md); the same readings with no repetition rule are `--rules {}`",
+            "no table covers `{}`: {} (spec/SOLVE.md); the same readings without it are `--rules {}`",
             self.profile,
+            why.join(", and "),
             self.nearest()
         )
     }
@@ -136,17 +197,24 @@ mod tests {
     #[test]
     fn every_profile_without_repetition_is_covered_by_exactly_one_class() {
         let classes: Vec<Class> = Class::all().collect();
-        assert_eq!(classes.len(), 8);
+        let apart = apart().count();
+        assert_eq!(classes.len(), 1 << apart);
         assert!(classes.contains(&Class::DEFAULT));
         for profile in Profile::all() {
             let owners: Vec<&Class> = classes
                 .iter()
                 .filter(|c| c.covers().contains(&profile))
                 .collect();
-            if profile.has(Switch::EndOnRepetition) {
+            let not_covered: Vec<(Switch, &str)> =
+                uncovered().filter(|&(s, _)| profile.has(s)).collect();
+            if !not_covered.is_empty() {
                 assert!(owners.is_empty(), "{profile}");
                 let e = Class::of(profile).unwrap_err();
-                assert!(e.to_string().contains("history"), "{e}");
+                // It says why, for each reading no table covers.
+                for (s, why) in not_covered {
+                    let under = format!("under {} ({}, {}) {why}", s.name(), s.reading(), s.rule());
+                    assert!(e.to_string().contains(&under), "{e}");
+                }
                 // It names the profile to ask for instead, which is covered.
                 let nearest = e.nearest();
                 assert!(
@@ -155,7 +223,7 @@ mod tests {
                 );
                 assert_eq!(
                     Class::of(nearest).unwrap().covers()[0],
-                    nearest.set(Switch::StrictLock, false)
+                    nearest.set(SHARED, false)
                 );
             } else {
                 assert_eq!(owners, [&Class::of(profile).unwrap()], "{profile}");
@@ -173,15 +241,13 @@ mod tests {
         assert_eq!(skip.name_in_format_1(), "skip-origin");
         let names: std::collections::BTreeSet<String> =
             Class::all().map(|c| c.to_string()).collect();
-        assert_eq!(names.len(), 8);
+        assert_eq!(names.len(), Class::all().count());
         // The name reads back as the class's profile under any default.
         for class in Class::all() {
             for default in Profile::all() {
                 let read = Profile::read_against(&class.to_string(), default).unwrap();
-                assert_eq!(
-                    Class::of(read.set(Switch::EndOnRepetition, false)),
-                    Ok(class)
-                );
+                let read = NotCovered { profile: read }.nearest();
+                assert_eq!(Class::of(read), Ok(class));
             }
         }
     }

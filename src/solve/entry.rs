@@ -1,7 +1,8 @@
 //! One state's value in one byte, and in a file with its depth in two.
 //!
 //! In memory the value byte is the margin as a signed byte, its lowest bit
-//! (always 0 in a margin, which is even) set when the value is an endless 0.
+//! (always 0 in a margin, which is even: see `layers` in build.rs) set when
+//! the value is an endless 0.
 //! In a file each state is a little-endian `u16`: the low 6 bits hold half
 //! the margin plus 24 (0..=48), the high 10 bits the depth, [`ENDLESS`] for
 //! an endless 0.

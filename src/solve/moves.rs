@@ -172,7 +172,7 @@ fn unsow(after: &[u8; PITS], origin: usize, sown: u8, skip: bool) -> Unsown {
     } else {
         (origin + usize::from(sown)) % PITS
     };
-    if last >= ROW && matches!(after[last], 2 | 4) {
+    if last >= ROW && crate::board::is_capture_size(after[last]) {
         return Unsown::Captures;
     }
     Unsown::Before(before)
@@ -215,10 +215,14 @@ mod tests {
         edges
     }
 
+    /// The un-move is a deliberate copy of the sowing, backward (spec/RULES.md,
+    /// "Deliberate copies of the rules"): under every profile a table covers
+    /// (each class's, with the shared reading either way), it finds exactly
+    /// the quiet moves the reference rules play forward.
     #[test]
     fn predecessors_are_exactly_the_quiet_moves_played_forward() {
-        for class in Class::all() {
-            let profile = class.profile();
+        for profile in Class::all().flat_map(Class::covers) {
+            let class = Class::of(profile).unwrap();
             for stones in [1u8, 2, 3, 6, 8] {
                 let forward = edges_forward(stones, profile);
                 let mut backward = FxHashMap::default();

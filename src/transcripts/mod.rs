@@ -11,7 +11,7 @@
 //! that decide the differing fields and a ready-to-paste conformance
 //! scenario that reproduces it. A [`Summary`](crate::reporter::Summary) counts the units and plies and
 //! the rules they exercised; when something diverges, [`name_reading`](crate::judge::name_reading) asks
-//! which of the 32 rules profiles would explain everything.
+//! which rules profiles would explain everything.
 //!
 //! Results go to a [`Sink`](crate::reporter::Sink) as they are produced: [`HumanSink`](crate::reporter::HumanSink) (the default
 //! report, coloured on a terminal), [`JsonSink`](crate::reporter::JsonSink) (`--format json`),

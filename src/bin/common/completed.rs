@@ -13,7 +13,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
-use kpe::Profile;
+use kpe::{Profile, Switch};
 
 /// A parser of `T` from its text that offers `names` to completion.
 pub struct Completed<T> {
@@ -80,13 +80,13 @@ fn repeated_switch(text: &str) -> Option<&str> {
     None
 }
 
-/// The names of all 32 profiles, `default` first.
+/// The names of every profile, `default` first.
 fn profile_names() -> &'static [String] {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES.get_or_init(|| Profile::all().map(|p| p.to_string()).collect())
 }
 
-/// A rules profile (`--rules`): the 32 profile names.
+/// A rules profile (`--rules`): every profile's name.
 #[allow(dead_code)]
 pub fn profile() -> Completed<Profile> {
     Completed {
@@ -95,7 +95,7 @@ pub fn profile() -> Completed<Profile> {
     }
 }
 
-/// The readings to dispute (`kpe dispute`): the names of the 31 profiles
+/// The readings to dispute (`kpe dispute`): the names of every profile
 /// other than the default, each of which names the readings it changes.
 #[allow(dead_code)]
 pub fn switches() -> Completed<kpe::dispute::Disputed> {
@@ -112,7 +112,7 @@ pub fn switches() -> Completed<kpe::dispute::Disputed> {
     }
 }
 
-/// The profiles to certify (`kpe-check --profiles`): `all` or one of the 32.
+/// The profiles to certify (`kpe-check --profiles`): `all` or any one.
 #[allow(dead_code)]
 pub fn profiles() -> Completed<kpe::live::Profiles> {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
@@ -125,4 +125,35 @@ pub fn profiles() -> Completed<kpe::live::Profiles> {
         names,
         value: PhantomData,
     }
+}
+
+/// The words that name each reading, from the readings table: `I1, I2`,
+/// `origin, lock`, `skip-origin, strict-lock`.
+fn reading_words() -> [String; 3] {
+    [Switch::reading, Switch::setting, Switch::name].map(|word| Switch::ALL.map(word).join(", "))
+}
+
+/// The help of `kpe adopt READING`.
+#[allow(dead_code)]
+pub fn reading_help() -> String {
+    let [ids, settings, _] = reading_words();
+    format!("The reading: its ID ({ids}), setting ({settings}) or switch name")
+}
+
+/// The help of `kpe dispute SWITCH[,SWITCH...]`.
+#[allow(dead_code)]
+pub fn disputed_help() -> String {
+    let [ids, settings, switches] = reading_words();
+    format!(
+        "The disputed readings, joined by commas: reading IDs ({ids}), settings ({settings}) \
+         or switch names ({switches}). Each is turned to its other value than the default's \
+         and compared with the default."
+    )
+}
+
+/// The help of `kpe perft --rules`.
+#[allow(dead_code)]
+pub fn profile_help() -> String {
+    let [_, _, switches] = reading_words();
+    format!("Rules profile: `default` or switches joined by commas ({switches})")
 }
