@@ -18,6 +18,12 @@ use std::path::{Path, PathBuf};
 
 use crate::profile::{Profile, Switch, parse_default_file};
 
+mod commit;
+
+pub use commit::{
+    Holder, JOURNAL_FILE, LOCK_FILE, NEW_SUFFIX, Recovery, STOP_AFTER_VAR, STOPPED_EXIT,
+};
+
 /// The files `adopt` reads and writes, relative to the repository root.
 pub const DEFAULT_FILE: &str = "spec/default.yaml";
 /// The perft tables, whose `rules:` strings are rewritten.
@@ -47,15 +53,47 @@ pub struct Adoption {
     pub reword: Vec<String>,
 }
 
-/// Why an adoption could not be made. Nothing is written when it fails.
+/// Why an adoption could not be made. Nothing is changed when it fails,
+/// except after [`AdoptError::Unfinished`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum AdoptError {
     /// The word names no reading (exit code 2).
     UnknownReading(String),
+    /// The root does not exist, is not a directory, or has no
+    /// `spec/default.yaml`: what it is (exit code 2).
+    NotAProject(PathBuf, String),
+    /// A file is not in the expected form: where and what (exit code 2).
+    Malformed(PathBuf, String),
+    /// A file to be written is not a regular file: what it is (exit code 1).
+    NotAFile(PathBuf, &'static str),
     /// A file could not be read or written (exit code 1).
     Io(PathBuf, std::io::Error),
-    /// A file is not in the expected form: where and what (exit code 1).
-    Malformed(PathBuf, String),
+    /// The lock exists: who holds it, and the lock's path (exit code 1).
+    Locked(Holder, PathBuf),
+    /// A rename failed after the change was decided: the journal and the
+    /// lock are kept, and `kpe adopt --recover` finishes it (exit code 1).
+    Unfinished {
+        /// The repository's root.
+        root: PathBuf,
+        /// The file and the error.
+        cause: String,
+    },
+}
+
+impl AdoptError {
+    /// The exit code `kpe adopt` gives: 2 for bad arguments or input (an
+    /// unknown reading, a root that is not the project, a malformed file),
+    /// 1 when the files are sound but cannot be changed now.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            AdoptError::UnknownReading(_)
+            | AdoptError::NotAProject(..)
+            | AdoptError::Malformed(..) => 2,
+            _ => 1,
+        }
+    }
 }
 
 impl fmt::Display for AdoptError {
@@ -68,24 +106,121 @@ impl fmt::Display for AdoptError {
                 Switch::ALL.map(Switch::setting).join(", "),
                 Switch::ALL.map(Switch::name).join(", ")
             ),
+            AdoptError::NotAProject(root, what) => write!(
+                f,
+                "{}: not a kpe repository: {what} (give its root with --root)",
+                root.display()
+            ),
+            AdoptError::NotAFile(path, what) => write!(
+                f,
+                "{}: cannot be written: it is {what}, not a regular file; nothing was changed",
+                path.display()
+            ),
             AdoptError::Io(path, e) => write!(f, "{}: {e}", path.display()),
             AdoptError::Malformed(path, what) => write!(f, "{}: {what}", path.display()),
+            AdoptError::Locked(holder, lock) => write!(
+                f,
+                "{} exists: {holder}. If no `kpe adopt` is running here, `kpe adopt --recover{}` \
+                 finishes or undoes the stopped one and removes the lock",
+                lock.display(),
+                root_flag(lock)
+            ),
+            AdoptError::Unfinished { root, cause } => write!(
+                f,
+                "{cause}: the adoption was decided but not every file is renamed into place; \
+                 fix the cause, then `kpe adopt --recover --root {}` finishes it",
+                root.display()
+            ),
         }
     }
 }
 
 impl std::error::Error for AdoptError {}
 
+/// ` --root DIR` for the lock's folder, unless it is the current one.
+fn root_flag(lock: &Path) -> String {
+    match lock.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && dir != Path::new(".") => {
+            format!(" --root {}", dir.display())
+        }
+        _ => String::new(),
+    }
+}
+
 /// Makes the other value of the reading `word` names (`I3`, `feeding` or
 /// `feed-after-capture`) the default in the repository at `root`.
 ///
+/// The files are written as one change under a lock (see [`recover`] and
+/// the `commit` module's steps): whatever stops it, the tree is as before,
+/// fully adopted, or finished or undone by `kpe adopt --recover`.
+///
 /// # Errors
-/// An unknown reading, an unreadable or malformed file; nothing is written
-/// then.
+/// An unknown reading, a root that is not the project, an unreadable or
+/// malformed file, a file that cannot be written, a held lock; nothing is
+/// written then. A rename that fails after the change was decided
+/// ([`AdoptError::Unfinished`]).
 pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
     let switch = Switch::named(word).ok_or_else(|| AdoptError::UnknownReading(word.to_owned()))?;
+    check_root(root)?;
+    let lock = commit::Lock::take(root)?;
+    let planned = plan(root, switch);
+    let (adoption, files) = match planned {
+        Ok(planned) => planned,
+        Err(e) => {
+            lock.release()?;
+            return Err(e);
+        }
+    };
+    commit::write_all(lock, root, &files)?;
+    Ok(adoption)
+}
+
+/// Finishes or undoes what a stopped `kpe adopt` at `root` started, then
+/// removes its lock: with the journal (the change was decided) the files
+/// still beside their targets are renamed into place; without it the new
+/// texts are deleted.
+///
+/// # Errors
+/// A root that is not the project; the lock names a process that is
+/// running ([`AdoptError::Locked`]); a journal that is not one; a file that
+/// cannot be renamed or removed.
+pub fn recover(root: &Path) -> Result<Recovery, AdoptError> {
+    check_root(root)?;
+    commit::recover(root)
+}
+
+/// Refuses a root that is missing, a file, or not the project.
+fn check_root(root: &Path) -> Result<(), AdoptError> {
+    let not = |what: String| Err(AdoptError::NotAProject(root.to_owned(), what));
+    match fs::metadata(root) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return not("it does not exist".into());
+        }
+        Err(e) => return Err(AdoptError::Io(root.to_owned(), e)),
+        Ok(m) if !m.is_dir() => return not("it is not a directory".into()),
+        Ok(_) => {}
+    }
+    match fs::metadata(root.join(DEFAULT_FILE)) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => not(format!("its {DEFAULT_FILE} is not a regular file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            not(format!("it has no {DEFAULT_FILE}"))
+        }
+        Err(e) => Err(AdoptError::Io(root.join(DEFAULT_FILE), e)),
+    }
+}
+
+/// Reads and rewrites every file in memory: the adoption, and each file to
+/// write with its new text.
+fn plan(root: &Path, switch: Switch) -> Result<(Adoption, Vec<(PathBuf, String)>), AdoptError> {
     let default_path = root.join(DEFAULT_FILE);
     let default_text = read(&default_path)?;
+    if default_text.trim().is_empty() {
+        return Err(AdoptError::Malformed(
+            default_path,
+            "empty: it must give each reading's default value (`origin: sown`, ...)".into(),
+        ));
+    }
     let before = parse_default_file(&default_text)
         .map_err(|e| AdoptError::Malformed(default_path.clone(), e.to_string()))?;
     let after = before.set(switch, !before.has(switch));
@@ -132,26 +267,29 @@ pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
 
     let reword = prose_to_reword(root, switch)?;
     let mut changed = vec![(PathBuf::from(DEFAULT_FILE), 1)];
-    write(&default_path, &new_default)?;
+    let mut files = vec![(default_path, new_default)];
     for (path, relative, text, lines) in tables.into_iter().chain(samples) {
-        write(&path, &text)?;
+        files.push((path, text));
         changed.push((relative, lines));
     }
-    Ok(Adoption {
+    let adoption = Adoption {
         switch,
         before,
         after,
         changed,
         reword,
-    })
+    };
+    Ok((adoption, files))
 }
 
 fn read(path: &Path) -> Result<String, AdoptError> {
-    fs::read_to_string(path).map_err(|e| AdoptError::Io(path.to_owned(), e))
-}
-
-fn write(path: &Path, text: &str) -> Result<(), AdoptError> {
-    fs::write(path, text).map_err(|e| AdoptError::Io(path.to_owned(), e))
+    fs::read_to_string(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            AdoptError::Malformed(path.to_owned(), "not UTF-8 text".into())
+        } else {
+            AdoptError::Io(path.to_owned(), e)
+        }
+    })
 }
 
 /// The default file with `switch`'s line set to its value in `after`; only

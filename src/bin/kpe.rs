@@ -1,7 +1,9 @@
 //! `kpe`: look at Kpé positions, play moves and count move trees with the
 //! reference rules.
 //!
-//! Exit codes: 0 success, 1 a move in `kpe play` was illegal or a file of `kpe adopt` unreadable or malformed, 2 bad arguments,
+//! Exit codes: 0 success, 1 a move in `kpe play` was illegal or a file of `kpe adopt` could not be
+//! changed (or its lock is held), 2 bad arguments or bad input (a root of `kpe adopt` that is not the
+//! project, a malformed file),
 //! 3 a solved table is missing, unreadable or refused.
 
 use std::io;
@@ -191,14 +193,21 @@ enum Command {
     /// Make the other value of one reading the default: flips its line in
     /// spec/default.yaml, renames the perft tables' profiles so they keep
     /// their trees, and lists the prose to reword. Run from the repository
-    /// root (or give --root); running it twice undoes it.
+    /// root (or give --root); running it twice undoes it. The files change
+    /// together or not at all, under the lock .kpe-adopt.lock; after a run
+    /// was stopped, --recover finishes or undoes it.
     Adopt {
         /// The reading: its ID (I1..I5), setting (origin, lock, feeding,
         /// unfeedable, repetition) or switch name.
-        reading: String,
+        #[arg(required_unless_present = "recover", conflicts_with = "recover")]
+        reading: Option<String>,
         /// The repository's root directory.
         #[arg(long, default_value = ".")]
         root: std::path::PathBuf,
+        /// Finish or undo what a stopped `kpe adopt` started (its journal
+        /// says which) and remove its lock.
+        #[arg(long)]
+        recover: bool,
     },
     /// What turning alternative readings on would change, from the
     /// reference rules with no code change (spec/DISPUTE.md): the
@@ -343,7 +352,14 @@ fn main() -> ExitCode {
         } => value(&position, rules, &dir, json, seconds, depth),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
         Command::Completions { shell } => completions(shell),
-        Command::Adopt { reading, root } => adopt(&root, &reading),
+        Command::Adopt {
+            reading,
+            root,
+            recover,
+        } => match reading {
+            Some(reading) if !recover => adopt(&root, &reading),
+            _ => adopt_recover(&root),
+        },
         Command::Dispute {
             switches,
             format,
@@ -418,10 +434,21 @@ fn adopt(root: &std::path::Path, reading: &str) -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: kpe adopt: {e}");
-            ExitCode::from(match e {
-                kpe::adopt::AdoptError::UnknownReading(_) => 2,
-                _ => 1,
-            })
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// `kpe adopt --recover`: finishes or undoes a stopped `kpe adopt`.
+fn adopt_recover(root: &std::path::Path) -> ExitCode {
+    match kpe::adopt::recover(root) {
+        Ok(recovery) => {
+            out!("{}", recovery.to_text());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: kpe adopt --recover: {e}");
+            ExitCode::from(e.exit_code())
         }
     }
 }
