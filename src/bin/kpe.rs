@@ -469,6 +469,15 @@ fn dispute(
     format: DisputeFormat,
     html: Option<&std::path::Path>,
 ) -> ExitCode {
+    // Checked before the work, as kpe-check checks its report files: a
+    // FIFO, a device or a folder that cannot be written is refused now,
+    // not waited on after the games are played.
+    if let Some(path) = html
+        && let Err(e) = kpe::reporter::check_outputs(&[], &[("--html", path)])
+    {
+        eprintln!("error: kpe dispute: {e}");
+        return ExitCode::from(2);
+    }
     let report = match kpe::dispute::dispute(switches, options) {
         Ok(report) => report,
         Err(e) => {
@@ -477,12 +486,9 @@ fn dispute(
         }
     };
     if let Some(path) = html
-        && let Err(e) = std::fs::write(path, report.to_html())
+        && let Err(e) = kpe::reporter::write_atomically(path, report.to_html().as_bytes())
     {
-        eprintln!(
-            "error: cannot write the HTML page to {}: {e}",
-            path.display()
-        );
+        eprintln!("error: cannot write the HTML page: {e}");
         return ExitCode::from(2);
     }
     match format {
@@ -619,10 +625,6 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
     }
 }
 
-/// The largest perft count `kpe suite` recounts (deeper counts are checked
-/// by `cargo test --release --test conformance -- --ignored perft`).
-const SUITE_PERFT_BUDGET: u64 = 200_000;
-
 /// `kpe suite`: load the suite, check every expectation against the
 /// reference rules, then print it.
 fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
@@ -641,7 +643,7 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let falsified = falsified(&suite);
+    let falsified = falsified(&suite, dir.is_none());
     if falsified > 0 {
         eprintln!(
             "error: {falsified} expectation(s) of the suite are not what the reference rules give"
@@ -684,7 +686,7 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
 /// Checks every expectation of `suite` against the reference, each scenario
 /// under each profile it admits and each perft count within a small budget,
 /// printing those the reference falsifies; their number.
-fn falsified(suite: &kpe::scenario::Suite) -> usize {
+fn falsified(suite: &kpe::scenario::Suite, bundled: bool) -> usize {
     let mut falsified = 0;
     for file in &suite.files {
         for scenario in &file.scenarios {
@@ -699,28 +701,21 @@ fn falsified(suite: &kpe::scenario::Suite) -> usize {
             }
         }
     }
-    if let Some(perft) = &suite.perft {
-        for table in &perft.tables {
-            let Ok(start) = table.start_text().parse::<Position>() else {
-                continue;
-            };
-            for (k, &nodes) in table.nodes.iter().enumerate() {
-                if nodes > SUITE_PERFT_BUDGET {
-                    break;
-                }
-                let depth = k as u32 + 1;
-                let counted = kpe::perft(&start, depth, table.rules);
-                if counted != nodes {
-                    eprintln!(
-                        "error: {}: perft table `{}`, profile `{}`: nodes[{k}] (depth {depth}) is {nodes}, the reference counts {counted}",
-                        kpe::scenario::PERFT_FILE,
-                        table.id,
-                        table.rules
-                    );
-                    falsified += 1;
-                }
-            }
+    // A suite from a directory had its perft tables recounted as it was
+    // loaded (a wrong count refuses it); the built-in one is recounted here.
+    if bundled
+        && let Some(perft) = &suite.perft
+        && let Some((name, text)) = kpe::scenario::Suite::BUNDLED
+            .iter()
+            .find(|(name, _)| *name == kpe::scenario::PERFT_FILE)
+    {
+        let shown = format!("{}/{name}", kpe::scenario::Suite::BUNDLED_DIR);
+        let errors =
+            kpe::scenario::recount_perft(&shown, text, perft, kpe::scenario::PERFT_RECOUNT_BUDGET);
+        for e in &errors.0 {
+            eprintln!("error: {e}");
         }
+        falsified += errors.0.len();
     }
     falsified
 }
