@@ -13,6 +13,11 @@ use super::report::{Certificate, Run, Summary, UnitResult, Verdict};
 use crate::judge::{RULE_IDS, RuleSet};
 use crate::profile::Profile;
 
+/// How a note of the summary ends that counts the units `--only` and
+/// `--skip` left out (`3 games left out by --only/--skip`): the human
+/// report reads it to say why nothing was checked.
+pub(crate) const LEFT_OUT: &str = "left out by --only/--skip";
+
 /// A `--only` or `--skip` pattern: a glob over unit ids (`cap-*`,
 /// `random/*`), or a rule ID (`CAP-2`: the units that exercise it). In a
 /// glob `*` stands for any run of characters, `/` included, and `?` for any
@@ -633,7 +638,7 @@ impl Sink for PolicySink<'_> {
         ours.interrupted = summary.interrupted.clone();
         if self.left_out > 0 {
             ours.note(format!(
-                "{} game{} left out by --only/--skip",
+                "{} game{} {LEFT_OUT}",
                 self.left_out,
                 if self.left_out == 1 { "" } else { "s" }
             ));
