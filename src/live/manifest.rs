@@ -583,7 +583,21 @@ impl Manifest {
                 });
             }
         };
-        Manifest::parse(&text, path)
+        let manifest = Manifest::parse(&text, path)?;
+        // A working directory that is not there is the manifest's fault
+        // (bad input, exit 2), found before any engine is started.
+        let cwd = manifest.launch(path.parent().unwrap_or(Path::new(""))).cwd;
+        if !cwd.is_dir() {
+            return Err(ManifestError::Invalid {
+                path: path.to_owned(),
+                field: "cwd",
+                message: format!(
+                    "could not start the engine: its working directory `{}` does not exist or is not a directory",
+                    cwd.display()
+                ),
+            });
+        }
+        Ok(manifest)
     }
 
     /// Reads and checks manifest text; `path` is only used in messages.
