@@ -608,16 +608,21 @@ impl Manifest {
     pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
         let json_error = |field: String, e: serde_json::Error| {
             let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or_default();
+            // The byte the parser stopped at, named (a NUL, a comment, a
+            // trailing comma...), as in transcripts.
+            let named = InputError::at("", ".", e.line(), e.column(), message.to_owned())
+                .name_the_byte(text.as_bytes());
+            let message = match named.kind {
+                InputErrorKind::Json { message, .. } => message,
+                _ => message.to_owned(),
+            };
             ManifestError::Json {
                 path: path.to_owned(),
                 field,
                 line: e.line(),
                 column: e.column(),
-                message: message
-                    .split(" at line ")
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
+                message,
             }
         };
         if text.starts_with('\u{feff}') {

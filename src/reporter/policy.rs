@@ -211,6 +211,25 @@ impl Policy {
             ));
         }
         for (k, raw) in text.lines().enumerate() {
+            // A NUL or another control character would not show in the
+            // messages that quote the line: refused, named, where it is.
+            if let Some((column, c)) = raw
+                .char_indices()
+                .find(|&(_, c)| c.is_control() && c != '\t')
+            {
+                return Err(InputError::at(
+                    file,
+                    "",
+                    k + 1,
+                    column + 1,
+                    format!(
+                        "the control character {} (U+{:04X}){}: a line holds a unit ID, rule IDs and a profile, as text",
+                        c.escape_default(),
+                        u32::from(c),
+                        if c == '\0' { ", a NUL byte" } else { "" }
+                    ),
+                ));
+            }
             let line = raw.split('#').next().unwrap_or("").trim_end();
             let words: Vec<&str> = line.split_whitespace().collect();
             if words.is_empty() {
@@ -235,7 +254,8 @@ impl Policy {
                             return Err(at(
                                 1,
                                 format!(
-                                    "`{rule}` is not a rule ID of spec/RULES.md (or `*` for any)"
+                                    "`{}` is not a rule ID of spec/RULES.md (or `*` for any)",
+                                    rule.escape_debug()
                                 ),
                             ));
                         }

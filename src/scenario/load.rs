@@ -972,6 +972,19 @@ pub fn recount_perft(name: &str, text: &str, file: &PerftFile, budget: u64) -> S
 
 /// Deserialises YAML, turning a parse error into a located [`ScenarioError`].
 fn from_yaml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, ScenarioErrors> {
+    if text.starts_with('\u{feff}') {
+        return Err(ScenarioErrors(vec![
+            ScenarioError::new(
+                name.to_owned(),
+                ErrorKind::Yaml {
+                    message: "the file starts with a UTF-8 byte-order mark (0xef 0xbb 0xbf), \
+                              which a scenario file does not take: save it without one"
+                        .to_owned(),
+                },
+            )
+            .at(Some((1, 1))),
+        ]));
+    }
     if let Err((line, column, message)) = prescan(text) {
         return Err(ScenarioErrors(vec![
             ScenarioError::new(name.to_owned(), ErrorKind::Yaml { message })
