@@ -282,7 +282,11 @@ fn the_byte_a_json_error_stops_at_is_named() {
         assert_refused(&out, 2, &[&format!("m{k}.json:1:36:"), words]);
     }
     // A shard report for `kpe-check merge`.
-    let path = file(dir.path(), "shard.json", b"{\"format\":\"kpe-check-report\",\x00}");
+    let path = file(
+        dir.path(),
+        "shard.json",
+        b"{\"format\":\"kpe-check-report\",\x00}",
+    );
     let out = run(Command::new(KPE_CHECK).arg("merge").arg(&path));
     assert_refused(&out, 2, &["shard.json:1:30:", "found a NUL byte (0x00)"]);
     // In a transcript, the byte that is not UTF-8 and the trailing comma

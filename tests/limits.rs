@@ -231,7 +231,10 @@ fn the_adopt_section_states_the_files_and_exit_codes_as_the_code_has_them() {
         kpe::adopt::NEW_SUFFIX,
         kpe::adopt::STOP_AFTER_VAR,
     ] {
-        assert!(section.contains(name), "spec/LIMITS.md does not name {name}");
+        assert!(
+            section.contains(name),
+            "spec/LIMITS.md does not name {name}"
+        );
     }
     assert!(section.contains(&format!("status {}", kpe::adopt::STOPPED_EXIT)));
     let io = || std::io::Error::other("x");
@@ -249,7 +252,10 @@ fn the_adopt_section_states_the_files_and_exit_codes_as_the_code_has_them() {
             "is a directory or a symbolic link",
             AdoptError::NotAFile(PathBuf::new(), "a directory"),
         ),
-        ("cannot be opened for writing", AdoptError::Io(PathBuf::new(), io())),
+        (
+            "cannot be opened for writing",
+            AdoptError::Io(PathBuf::new(), io()),
+        ),
         (
             "the lock exists",
             AdoptError::Locked(Holder::Unknown, PathBuf::new()),

@@ -73,9 +73,9 @@ where
 fn list_problem(text: &str) -> Option<String> {
     let shown = text.escape_debug();
     if text.trim().is_empty() {
-        return Some(format!(
-            "an empty profile: write `default` for the default, or name the switches"
-        ));
+        return Some(
+            "an empty profile: write `default` for the default, or name the switches".to_owned(),
+        );
     }
     for profile in text.split('|') {
         let words: Vec<&str> = profile.split(',').collect();
