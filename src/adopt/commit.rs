@@ -21,12 +21,11 @@
 //! change is decided, and [`recover`] renames what is left. A run that finds
 //! the lock refuses and says how to recover; `kpe adopt --recover` does it.
 
-use std::fmt;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::AdoptError;
+use super::error::{AdoptError, Holder};
 
 /// The lock, relative to the root: it exists while a `kpe adopt` runs (or
 /// after one was stopped before it finished) and holds that run's process
@@ -47,20 +46,6 @@ pub const STOP_AFTER_VAR: &str = "KPE_ADOPT_STOP_AFTER";
 pub const STOPPED_EXIT: i32 = 137;
 
 const JOURNAL_HEADER: &str = "kpe-adopt-journal 1";
-
-/// The folders, relative to the root, where new texts may be left by a
-/// stopped run: the parents of every file `kpe adopt` writes.
-fn folders() -> Vec<&'static str> {
-    let mut dirs: Vec<&str> = super::PERFT_FILES
-        .iter()
-        .chain([&super::DEFAULT_FILE])
-        .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
-        .chain(super::SAMPLE_DIRS)
-        .collect();
-    dirs.sort_unstable();
-    dirs.dedup();
-    dirs
-}
 
 /// The new text's place beside `target`.
 fn beside(target: &Path) -> PathBuf {
@@ -131,55 +116,6 @@ impl Lock {
 
     pub(super) fn release(self) -> Result<(), AdoptError> {
         fs::remove_file(&self.path).map_err(|e| AdoptError::Io(self.path.clone(), e))
-    }
-}
-
-/// Who holds a lock, as far as can be told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Holder {
-    /// The lock names a process that is running (or whose ID was reused).
-    Running(u32),
-    /// The lock names a process that is not running: a stopped run.
-    Gone(u32),
-    /// The lock names a process this system cannot look for, or none.
-    Unknown,
-}
-
-impl Holder {
-    fn of(lock: &Path) -> Holder {
-        let Some(pid) = fs::read_to_string(lock)
-            .ok()
-            .and_then(|t| t.trim().parse::<u32>().ok())
-        else {
-            return Holder::Unknown;
-        };
-        if cfg!(target_os = "linux") {
-            if Path::new("/proc").join(pid.to_string()).exists() {
-                Holder::Running(pid)
-            } else {
-                Holder::Gone(pid)
-            }
-        } else {
-            Holder::Unknown
-        }
-    }
-}
-
-impl fmt::Display for Holder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Holder::Running(pid) => write!(f, "another `kpe adopt` (process {pid}) is running"),
-            Holder::Gone(pid) => write!(
-                f,
-                "the `kpe adopt` that took it (process {pid}) is not running: it was stopped before it finished"
-            ),
-            Holder::Unknown => {
-                write!(
-                    f,
-                    "another `kpe adopt` is running, or one was stopped before it finished"
-                )
-            }
-        }
     }
 }
 
@@ -302,8 +238,9 @@ pub enum Recovery {
 }
 
 /// Finishes or undoes what a stopped `kpe adopt` at `root` started, then
-/// removes its lock (see [`super::recover`]).
-pub(super) fn recover(root: &Path) -> Result<Recovery, AdoptError> {
+/// removes its lock (see [`super::recover`]); without a journal, new texts
+/// are looked for in `folders` (relative to the root).
+pub(super) fn recover(root: &Path, folders: &[&str]) -> Result<Recovery, AdoptError> {
     let lock = root.join(LOCK_FILE);
     if lock.exists() {
         let holder = Holder::of(&lock);
@@ -338,7 +275,7 @@ pub(super) fn recover(root: &Path) -> Result<Recovery, AdoptError> {
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let mut deleted = Vec::new();
-            for dir in folders().into_iter().map(|d| root.join(d)) {
+            for dir in folders.iter().map(|d| root.join(d)) {
                 let Ok(entries) = fs::read_dir(&dir) else {
                     continue;
                 };

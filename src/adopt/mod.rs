@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use crate::profile::{Profile, Switch, parse_default_file};
 
 mod commit;
+mod error;
 
-pub use commit::{
-    Holder, JOURNAL_FILE, LOCK_FILE, NEW_SUFFIX, Recovery, STOP_AFTER_VAR, STOPPED_EXIT,
-};
+pub use commit::{JOURNAL_FILE, LOCK_FILE, NEW_SUFFIX, Recovery, STOP_AFTER_VAR, STOPPED_EXIT};
+pub use error::{AdoptError, Holder};
 
 /// The files `adopt` reads and writes, relative to the repository root.
 pub const DEFAULT_FILE: &str = "spec/default.yaml";
@@ -51,100 +51,6 @@ pub struct Adoption {
     pub changed: Vec<(PathBuf, usize)>,
     /// Prose that states the old default and needs a person: `file:line: text`.
     pub reword: Vec<String>,
-}
-
-/// Why an adoption could not be made. Nothing is changed when it fails,
-/// except after [`AdoptError::Unfinished`].
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AdoptError {
-    /// The word names no reading (exit code 2).
-    UnknownReading(String),
-    /// The root does not exist, is not a directory, or has no
-    /// `spec/default.yaml`: what it is (exit code 2).
-    NotAProject(PathBuf, String),
-    /// A file is not in the expected form: where and what (exit code 2).
-    Malformed(PathBuf, String),
-    /// A file to be written is not a regular file: what it is (exit code 1).
-    NotAFile(PathBuf, &'static str),
-    /// A file could not be read or written (exit code 1).
-    Io(PathBuf, std::io::Error),
-    /// The lock exists: who holds it, and the lock's path (exit code 1).
-    Locked(Holder, PathBuf),
-    /// A rename failed after the change was decided: the journal and the
-    /// lock are kept, and `kpe adopt --recover` finishes it (exit code 1).
-    Unfinished {
-        /// The repository's root.
-        root: PathBuf,
-        /// The file and the error.
-        cause: String,
-    },
-}
-
-impl AdoptError {
-    /// The exit code `kpe adopt` gives: 2 for bad arguments or input (an
-    /// unknown reading, a root that is not the project, a malformed file),
-    /// 1 when the files are sound but cannot be changed now.
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            AdoptError::UnknownReading(_)
-            | AdoptError::NotAProject(..)
-            | AdoptError::Malformed(..) => 2,
-            _ => 1,
-        }
-    }
-}
-
-impl fmt::Display for AdoptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AdoptError::UnknownReading(word) => write!(
-                f,
-                "unknown reading `{}`: expected a reading ID (I1..I5), a setting ({}) or a switch ({})",
-                word.escape_debug(),
-                Switch::ALL.map(Switch::setting).join(", "),
-                Switch::ALL.map(Switch::name).join(", ")
-            ),
-            AdoptError::NotAProject(root, what) => write!(
-                f,
-                "{}: not a kpe repository: {what} (give its root with --root)",
-                root.display()
-            ),
-            AdoptError::NotAFile(path, what) => write!(
-                f,
-                "{}: cannot be written: it is {what}, not a regular file; nothing was changed",
-                path.display()
-            ),
-            AdoptError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-            AdoptError::Malformed(path, what) => write!(f, "{}: {what}", path.display()),
-            AdoptError::Locked(holder, lock) => write!(
-                f,
-                "{} exists: {holder}. If no `kpe adopt` is running here, `kpe adopt --recover{}` \
-                 finishes or undoes the stopped one and removes the lock",
-                lock.display(),
-                root_flag(lock)
-            ),
-            AdoptError::Unfinished { root, cause } => write!(
-                f,
-                "{cause}: the adoption was decided but not every file is renamed into place; \
-                 fix the cause, then `kpe adopt --recover --root {}` finishes it",
-                root.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for AdoptError {}
-
-/// ` --root DIR` for the lock's folder, unless it is the current one.
-fn root_flag(lock: &Path) -> String {
-    match lock.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && dir != Path::new(".") => {
-            format!(" --root {}", dir.display())
-        }
-        _ => String::new(),
-    }
 }
 
 /// Makes the other value of the reading `word` names (`I3`, `feeding` or
@@ -186,7 +92,21 @@ pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
 /// cannot be renamed or removed.
 pub fn recover(root: &Path) -> Result<Recovery, AdoptError> {
     check_root(root)?;
-    commit::recover(root)
+    commit::recover(root, &folders())
+}
+
+/// The folders, relative to the root, where new texts may be left by a
+/// stopped run: the parents of every file `kpe adopt` writes.
+fn folders() -> Vec<&'static str> {
+    let mut dirs: Vec<&str> = PERFT_FILES
+        .iter()
+        .chain([&DEFAULT_FILE])
+        .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
+        .chain(SAMPLE_DIRS)
+        .collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    dirs
 }
 
 /// Refuses a root that is missing, a file, or not the project.

@@ -9,14 +9,9 @@ use wildmatch::WildMatch;
 
 use super::input::InputError;
 use super::render::Sink;
-use super::report::{Certificate, Run, Summary, UnitResult, Verdict};
+use super::report::{Certificate, LEFT_OUT, Run, Summary, UnitResult, Verdict};
 use crate::judge::{RULE_IDS, RuleSet};
 use crate::profile::Profile;
-
-/// How a note of the summary ends that counts the units `--only` and
-/// `--skip` left out (`3 games left out by --only/--skip`): the human
-/// report reads it to say why nothing was checked.
-pub(crate) const LEFT_OUT: &str = "left out by --only/--skip";
 
 /// A `--only` or `--skip` pattern: a glob over unit ids (`cap-*`,
 /// `random/*`), or a rule ID (`CAP-2`: the units that exercise it). In a

@@ -333,7 +333,7 @@ pub(crate) fn summary_text(run: Option<&Run>, summary: &Summary) -> String {
                     if summary
                         .notes
                         .iter()
-                        .any(|n| n.ends_with(super::policy::LEFT_OUT)) =>
+                        .any(|n| n.ends_with(super::report::LEFT_OUT)) =>
                 {
                     "every game was left out by --only/--skip (see the note)"
                 }
