@@ -303,7 +303,8 @@ fn a_second_run_is_refused_while_the_lock_is_held() {
         let message = stderr(&out);
         assert!(
             message.contains(".kpe-adopt.lock exists")
-                && message.contains(&format!("(process {}) is running", std::process::id())),
+                && message.contains(&format!("(process {}) is running", std::process::id()))
+                && message.contains("if it is not a `kpe adopt`, delete the lock first"),
             "{message}"
         );
         assert!(files(root) == old, "{args:?}: the tree changed");

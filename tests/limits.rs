@@ -250,7 +250,7 @@ fn the_adopt_section_states_the_files_and_exit_codes_as_the_code_has_them() {
         ),
         (
             "is a directory or a symbolic link",
-            AdoptError::NotAFile(PathBuf::new(), "a directory"),
+            AdoptError::NotAFile(PathBuf::new(), "it is a directory, not a regular file"),
         ),
         (
             "cannot be opened for writing",

@@ -134,7 +134,7 @@ pub(super) fn write_all(
     root: &Path,
     files: &[(PathBuf, String)],
 ) -> Result<(), AdoptError> {
-    let prepared = prepare(files, &mut lock.steps);
+    let prepared = prepare(root, files, &mut lock.steps);
     if let Err(e) = prepared {
         for (target, _) in files {
             let _ = fs::remove_file(beside(target));
@@ -176,9 +176,21 @@ pub(super) fn write_all(
 }
 
 /// Checks every target, then writes every new text beside its target.
-fn prepare(files: &[(PathBuf, String)], steps: &mut Steps) -> Result<(), AdoptError> {
+fn prepare(root: &Path, files: &[(PathBuf, String)], steps: &mut Steps) -> Result<(), AdoptError> {
     let mut permissions = Vec::new();
     for (target, _) in files {
+        // The journal names each file by its path as text.
+        if target
+            .strip_prefix(root)
+            .unwrap_or(target)
+            .to_str()
+            .is_none()
+        {
+            return Err(AdoptError::NotAFile(
+                target.clone(),
+                "its path is not UTF-8, which the journal cannot name",
+            ));
+        }
         let io = |e| AdoptError::Io(target.clone(), e);
         let meta = fs::symlink_metadata(target).map_err(io)?;
         if !meta.is_file() {
@@ -204,11 +216,11 @@ fn prepare(files: &[(PathBuf, String)], steps: &mut Steps) -> Result<(), AdoptEr
 fn kind(meta: &fs::Metadata) -> &'static str {
     let t = meta.file_type();
     if t.is_dir() {
-        "a directory"
+        "it is a directory, not a regular file"
     } else if t.is_symlink() {
-        "a symbolic link"
+        "it is a symbolic link, not a regular file"
     } else {
-        "not a regular file"
+        "it is not a regular file"
     }
 }
 

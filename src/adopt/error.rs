@@ -18,7 +18,8 @@ pub enum AdoptError {
     NotAProject(PathBuf, String),
     /// A file is not in the expected form: where and what (exit code 2).
     Malformed(PathBuf, String),
-    /// A file to be written is not a regular file: what it is (exit code 1).
+    /// A file to be written is not a regular file (or has a path the
+    /// journal cannot name): why, in words (exit code 1).
     NotAFile(PathBuf, &'static str),
     /// A file could not be read or written (exit code 1).
     Io(PathBuf, std::io::Error),
@@ -66,18 +67,30 @@ impl fmt::Display for AdoptError {
             ),
             AdoptError::NotAFile(path, what) => write!(
                 f,
-                "{}: cannot be written: it is {what}, not a regular file; nothing was changed",
+                "{}: cannot be written: {what}; nothing was changed",
                 path.display()
             ),
             AdoptError::Io(path, e) => write!(f, "{}: {e}", path.display()),
             AdoptError::Malformed(path, what) => write!(f, "{}: {what}", path.display()),
-            AdoptError::Locked(holder, lock) => write!(
-                f,
-                "{} exists: {holder}. If no `kpe adopt` is running here, `kpe adopt --recover{}` \
-                 finishes or undoes the stopped one and removes the lock",
-                lock.display(),
-                root_flag(lock)
-            ),
+            AdoptError::Locked(holder, lock) => {
+                write!(
+                    f,
+                    "{} exists: {holder}. If no `kpe adopt` is running here, `kpe adopt --recover{}` \
+                     finishes or undoes the stopped one and removes the lock",
+                    lock.display(),
+                    root_flag(lock)
+                )?;
+                if let Holder::Running(_) = holder {
+                    // `--recover` refuses while that process runs: the way
+                    // out when its ID now belongs to another program.
+                    write!(
+                        f,
+                        " (it refuses while that process runs: if it is not a `kpe adopt`, \
+                         delete the lock first)"
+                    )?;
+                }
+                Ok(())
+            }
             AdoptError::Unfinished { root, cause } => write!(
                 f,
                 "{cause}: the adoption was decided but not every file is renamed into place; \
