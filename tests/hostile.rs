@@ -350,6 +350,22 @@ fn a_missing_working_directory_is_named_as_such() {
             && said.contains("no-such-dir"),
         "{said}"
     );
+    // A manifest named by a bare name, in the current folder, with no
+    // `cwd`: its folder is the engine's, which exists.
+    let value = manifest("hang", 300, "cwd");
+    write_manifest(dir.path(), &value);
+    let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .arg("engine.json")
+        .args(["--list"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Regression (issue 10): an engine writing one answer twice in two quick

@@ -586,7 +586,11 @@ impl Manifest {
         let manifest = Manifest::parse(&text, path)?;
         // A working directory that is not there is the manifest's fault
         // (bad input, exit 2), found before any engine is started.
-        let cwd = manifest.launch(path.parent().unwrap_or(Path::new(""))).cwd;
+        let base = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let cwd = manifest.launch(base).cwd;
         if !cwd.is_dir() {
             return Err(ManifestError::Invalid {
                 path: path.to_owned(),
