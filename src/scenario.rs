@@ -53,7 +53,10 @@ pub use load::{
     parse_perft_file, parse_rule_ids, reason_codes, rule_ids, scenario_problems,
 };
 pub(crate) use load::{LimitedRead, file_type_name, line_column, read_limited};
-pub use load::{MAX_SUITE_FILE, MAX_YAML_DEPTH, MAX_YAML_INDENT};
+pub use load::{
+    MAX_PERFT_TABLE_DEPTH, MAX_PERFT_TABLE_NODES, MAX_SUITE_FILE, MAX_YAML_DEPTH, MAX_YAML_INDENT,
+    PERFT_RECOUNT_BUDGET, recount_perft,
+};
 pub use subject::{
     Failure, Line, MoveResult, Played, Reference, Standing, Subject, SubjectError, Verdict,
     Verified,

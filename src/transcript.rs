@@ -60,13 +60,40 @@ pub enum TranscriptFormat {
 }
 
 /// The engine that wrote a transcript.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Engine {
     /// Its name, e.g. `kpe-js`.
     pub name: String,
     /// Its version, free text, e.g. `0.3.1`.
     pub version: String,
+}
+
+/// An object only: serde's derived reader would also take a list
+/// (`"engine": ["e", "1"]`) as the fields in order, which the format does
+/// not allow (spec/TRANSCRIPT.md).
+impl<'de> Deserialize<'de> for Engine {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Engine, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            name: String,
+            version: String,
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Engine;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(r#"an object {"name": ..., "version": ...}"#)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Engine, A::Error> {
+                let Fields { name, version } =
+                    Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Engine { name, version })
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// One game: where it started and every ply played.
@@ -132,7 +159,7 @@ pub struct Ply {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "fast::some"
+        deserialize_with = "fast::totals"
     )]
     #[schemars(with = "[u8; 2]")]
     pub totals: Option<[u8; 2]>,
@@ -409,6 +436,38 @@ mod fast {
             }
             d.deserialize_str(V)
         }
+    }
+
+    /// `totals`: two numbers, South's then North's; a list of another
+    /// length is named as such (serde's array reader would say `trailing
+    /// characters` of a third).
+    pub(super) fn totals<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[u8; 2]>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = [u8; 2];
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("two numbers, [South, North]")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[u8; 2], A::Error> {
+                let short = |n| {
+                    de::Error::custom(format!(
+                        "`totals` has {n} number{}; expected 2, [South, North]",
+                        if n == 1 { "" } else { "s" }
+                    ))
+                };
+                let south = seq.next_element()?.ok_or_else(|| short(0))?;
+                let north = seq.next_element()?.ok_or_else(|| short(1))?;
+                let mut n = 2;
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                if n > 2 {
+                    return Err(short(n));
+                }
+                Ok([south, north])
+            }
+        }
+        d.deserialize_seq(V).map(Some)
     }
 
     /// An optional field that, when present, must hold a value (`null` is

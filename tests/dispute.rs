@@ -389,6 +389,6 @@ fn no_switch_an_unknown_switch_and_an_unwritable_page_are_usage_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "cannot write the HTML page to /nonexistent-dir/page.html",
+            "--html /nonexistent-dir/page.html: cannot write a file in /nonexistent-dir",
         ));
 }

@@ -326,7 +326,9 @@ fn a_start_where_north_moved_first_is_refused() {
 }
 
 /// Regression (issue 10): a working directory that does not exist was
-/// blamed on the command ("No such file or directory").
+/// blamed on the command ("No such file or directory"). Issue 46: it is the
+/// manifest's fault, found before any engine starts: bad input, exit 2, as
+/// spec/LIMITS.md says (it was errored, exit 3).
 #[test]
 fn a_missing_working_directory_is_named_as_such() {
     let dir = tempfile::tempdir().unwrap();
@@ -337,13 +339,32 @@ fn a_missing_working_directory_is_named_as_such() {
         .arg(&path)
         .output()
         .unwrap();
-    // An engine that cannot start is errored (exit 3), and the report
-    // names the working directory.
+    // The report names the field and the working directory.
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    let said = format!("{stdout}{stderr}");
     assert!(
-        stdout.contains("its working directory") && stdout.contains("no-such-dir"),
-        "{stdout}"
+        said.contains("at cwd")
+            && said.contains("its working directory")
+            && said.contains("no-such-dir"),
+        "{said}"
+    );
+    // A manifest named by a bare name, in the current folder, with no
+    // `cwd`: its folder is the engine's, which exists.
+    let value = manifest("hang", 300, "cwd");
+    write_manifest(dir.path(), &value);
+    let out = Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .arg("engine.json")
+        .args(["--list"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 

@@ -72,6 +72,18 @@ fn constants() -> BTreeMap<&'static str, u128> {
             u128::from(kpe::scenario::MAX_SUITE_FILE),
         ),
         (
+            "kpe::scenario::MAX_PERFT_TABLE_DEPTH",
+            kpe::scenario::MAX_PERFT_TABLE_DEPTH as u128,
+        ),
+        (
+            "kpe::scenario::MAX_PERFT_TABLE_NODES",
+            u128::from(kpe::scenario::MAX_PERFT_TABLE_NODES),
+        ),
+        (
+            "kpe::scenario::PERFT_RECOUNT_BUDGET",
+            u128::from(kpe::scenario::PERFT_RECOUNT_BUDGET),
+        ),
+        (
             "kpe::scenario::MAX_YAML_DEPTH",
             kpe::scenario::MAX_YAML_DEPTH as u128,
         ),
@@ -198,4 +210,73 @@ fn the_bad_input_table_gives_the_binarys_exit_codes() {
         }
     }
     assert!(verdict_rows >= 8, "the engine verdict rows are gone");
+}
+
+/// Issue 46: the `kpe adopt` section names the lock, the journal, the test
+/// hook and its status as the code has them, and each row of its table
+/// gives the exit code the error of that case has.
+#[test]
+fn the_adopt_section_states_the_files_and_exit_codes_as_the_code_has_them() {
+    use kpe::adopt::{AdoptError, Holder};
+    use std::path::PathBuf;
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/LIMITS.md"))
+            .unwrap();
+    let section = text
+        .split("## `kpe adopt`")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a `## `kpe adopt`` section");
+    for name in [
+        kpe::adopt::LOCK_FILE,
+        kpe::adopt::JOURNAL_FILE,
+        kpe::adopt::NEW_SUFFIX,
+        kpe::adopt::STOP_AFTER_VAR,
+    ] {
+        assert!(
+            section.contains(name),
+            "spec/LIMITS.md does not name {name}"
+        );
+    }
+    assert!(section.contains(&format!("status {}", kpe::adopt::STOPPED_EXIT)));
+    let io = || std::io::Error::other("x");
+    let cases = [
+        ("names no reading", AdoptError::UnknownReading("x".into())),
+        (
+            "a root that does not exist",
+            AdoptError::NotAProject(PathBuf::new(), String::new()),
+        ),
+        (
+            "empty, garbled or not UTF-8",
+            AdoptError::Malformed(PathBuf::new(), String::new()),
+        ),
+        (
+            "is a directory or a symbolic link",
+            AdoptError::NotAFile(PathBuf::new(), "it is a directory, not a regular file"),
+        ),
+        (
+            "cannot be opened for writing",
+            AdoptError::Io(PathBuf::new(), io()),
+        ),
+        (
+            "the lock exists",
+            AdoptError::Locked(Holder::Unknown, PathBuf::new()),
+        ),
+        (
+            "fails after the commit",
+            AdoptError::Unfinished {
+                root: PathBuf::new(),
+                cause: String::new(),
+            },
+        ),
+    ];
+    for (words, error) in cases {
+        let row = section
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(words))
+            .unwrap_or_else(|| panic!("no row for `{words}`"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let exit = cells[cells.len() - 2];
+        assert_eq!(exit, error.exit_code().to_string(), "{row}");
+    }
 }

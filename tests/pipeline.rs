@@ -447,3 +447,50 @@ fn an_engine_reading_blocks_times_out_with_a_word_on_the_pipeline() {
     }
     engine.quit().unwrap();
 }
+
+/// Issue 46: an engine that closed its stdin after its fifth request under
+/// `"pipeline": 8` was reported as a timeout blamed on the pipeline; it is
+/// `input-closed`, as with one request at a time. The `sh` engine answers
+/// the hello and four requests, then closes its stdin and keeps running
+/// (whether kpe-check writes the next request before or after the close).
+#[cfg(unix)]
+#[test]
+fn an_engine_that_closes_its_input_is_input_closed_at_any_pipeline() {
+    let script = format!(
+        r#"n=0
+        while read -r line; do
+            n=$((n+1))
+            case "$line" in
+                *'"hello"'*) echo '{{"type":"hello","protocol":2,"name":"sh","version":"1"}}' ;;
+                *) echo '{EVERY_PIT}' ;;
+            esac
+            if [ "$n" -eq 5 ]; then exec 0<&-; exec sleep 60; fi
+        done"#
+    );
+    // Positions one move apart, so each question is another.
+    let profile = Profile::DEFAULT;
+    let mut at = vec![Position::initial()];
+    while at.len() < 12 {
+        let last = *at.last().unwrap();
+        let pit = legal_moves(&last, profile)[0];
+        at.push(kpe::play(&last, pit, profile).unwrap().0);
+    }
+    for depth in [1, 8] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut engine = sh_script(dir.path(), &script, 3000).with_pipeline(depth);
+        engine.expect(at.iter().map(|&p| Question::Legal(p)));
+        let mut failed = None;
+        for (k, &p) in at.iter().enumerate() {
+            if let Err(f) = engine.ask(&Question::Legal(p)) {
+                failed = Some((k, f.code, f.to_string()));
+                break;
+            }
+        }
+        let (k, code, message) = failed.expect("the engine stops answering");
+        assert_eq!(code, "input-closed", "pipeline {depth}: {message}");
+        assert!(!message.contains("pipeline"), "pipeline {depth}: {message}");
+        // Not before the fifth question (a wrong answer may have ended the
+        // pipeline and started the engine again, quietly).
+        assert!(k >= 4, "pipeline {depth}: question {k} failed");
+    }
+}

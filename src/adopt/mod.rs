@@ -18,6 +18,12 @@ use std::path::{Path, PathBuf};
 
 use crate::profile::{Profile, Switch, parse_default_file};
 
+mod commit;
+mod error;
+
+pub use commit::{JOURNAL_FILE, LOCK_FILE, NEW_SUFFIX, Recovery, STOP_AFTER_VAR, STOPPED_EXIT};
+pub use error::{AdoptError, Holder};
+
 /// The files `adopt` reads and writes, relative to the repository root.
 pub const DEFAULT_FILE: &str = "spec/default.yaml";
 /// The perft tables, whose `rules:` strings are rewritten.
@@ -47,46 +53,94 @@ pub struct Adoption {
     pub reword: Vec<String>,
 }
 
-/// Why an adoption could not be made. Nothing is written when it fails.
-#[derive(Debug)]
-pub enum AdoptError {
-    /// The word names no reading (exit code 2).
-    UnknownReading(String),
-    /// A file could not be read or written (exit code 1).
-    Io(PathBuf, std::io::Error),
-    /// A file is not in the expected form: where and what (exit code 1).
-    Malformed(PathBuf, String),
-}
-
-impl fmt::Display for AdoptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AdoptError::UnknownReading(word) => write!(
-                f,
-                "unknown reading `{}`: expected a reading ID ({}), a setting ({}) or a switch ({})",
-                word.escape_debug(),
-                Switch::ALL.map(Switch::reading).join(", "),
-                Switch::ALL.map(Switch::setting).join(", "),
-                Switch::ALL.map(Switch::name).join(", ")
-            ),
-            AdoptError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-            AdoptError::Malformed(path, what) => write!(f, "{}: {what}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for AdoptError {}
-
 /// Makes the other value of the reading `word` names (`I3`, `feeding` or
 /// `feed-after-capture`) the default in the repository at `root`.
 ///
+/// The files are written as one change under a lock (see [`recover`] and
+/// the `commit` module's steps): whatever stops it, the tree is as before,
+/// fully adopted, or finished or undone by `kpe adopt --recover`.
+///
 /// # Errors
-/// An unknown reading, an unreadable or malformed file; nothing is written
-/// then.
+/// An unknown reading, a root that is not the project, an unreadable or
+/// malformed file, a file that cannot be written, a held lock; nothing is
+/// written then. A rename that fails after the change was decided
+/// ([`AdoptError::Unfinished`]).
 pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
     let switch = Switch::named(word).ok_or_else(|| AdoptError::UnknownReading(word.to_owned()))?;
+    check_root(root)?;
+    let lock = commit::Lock::take(root)?;
+    let planned = plan(root, switch);
+    let (adoption, files) = match planned {
+        Ok(planned) => planned,
+        Err(e) => {
+            lock.release()?;
+            return Err(e);
+        }
+    };
+    commit::write_all(lock, root, &files)?;
+    Ok(adoption)
+}
+
+/// Finishes or undoes what a stopped `kpe adopt` at `root` started, then
+/// removes its lock: with the journal (the change was decided) the files
+/// still beside their targets are renamed into place; without it the new
+/// texts are deleted.
+///
+/// # Errors
+/// A root that is not the project; the lock names a process that is
+/// running ([`AdoptError::Locked`]); a journal that is not one; a file that
+/// cannot be renamed or removed.
+pub fn recover(root: &Path) -> Result<Recovery, AdoptError> {
+    check_root(root)?;
+    commit::recover(root, &folders())
+}
+
+/// The folders, relative to the root, where new texts may be left by a
+/// stopped run: the parents of every file `kpe adopt` writes.
+fn folders() -> Vec<&'static str> {
+    let mut dirs: Vec<&str> = PERFT_FILES
+        .iter()
+        .chain([&DEFAULT_FILE])
+        .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
+        .chain(SAMPLE_DIRS)
+        .collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    dirs
+}
+
+/// Refuses a root that is missing, a file, or not the project.
+fn check_root(root: &Path) -> Result<(), AdoptError> {
+    let not = |what: String| Err(AdoptError::NotAProject(root.to_owned(), what));
+    match fs::metadata(root) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return not("it does not exist".into());
+        }
+        Err(e) => return Err(AdoptError::Io(root.to_owned(), e)),
+        Ok(m) if !m.is_dir() => return not("it is not a directory".into()),
+        Ok(_) => {}
+    }
+    match fs::metadata(root.join(DEFAULT_FILE)) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => not(format!("its {DEFAULT_FILE} is not a regular file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            not(format!("it has no {DEFAULT_FILE}"))
+        }
+        Err(e) => Err(AdoptError::Io(root.join(DEFAULT_FILE), e)),
+    }
+}
+
+/// Reads and rewrites every file in memory: the adoption, and each file to
+/// write with its new text.
+fn plan(root: &Path, switch: Switch) -> Result<(Adoption, Vec<(PathBuf, String)>), AdoptError> {
     let default_path = root.join(DEFAULT_FILE);
     let default_text = read(&default_path)?;
+    if default_text.trim().is_empty() {
+        return Err(AdoptError::Malformed(
+            default_path,
+            "empty: it must give each reading's default value (`origin: sown`, ...)".into(),
+        ));
+    }
     let before = parse_default_file(&default_text)
         .map_err(|e| AdoptError::Malformed(default_path.clone(), e.to_string()))?;
     let after = before.set(switch, !before.has(switch));
@@ -133,26 +187,29 @@ pub fn adopt(root: &Path, word: &str) -> Result<Adoption, AdoptError> {
 
     let reword = prose_to_reword(root, switch)?;
     let mut changed = vec![(PathBuf::from(DEFAULT_FILE), 1)];
-    write(&default_path, &new_default)?;
+    let mut files = vec![(default_path, new_default)];
     for (path, relative, text, lines) in tables.into_iter().chain(samples) {
-        write(&path, &text)?;
+        files.push((path, text));
         changed.push((relative, lines));
     }
-    Ok(Adoption {
+    let adoption = Adoption {
         switch,
         before,
         after,
         changed,
         reword,
-    })
+    };
+    Ok((adoption, files))
 }
 
 fn read(path: &Path) -> Result<String, AdoptError> {
-    fs::read_to_string(path).map_err(|e| AdoptError::Io(path.to_owned(), e))
-}
-
-fn write(path: &Path, text: &str) -> Result<(), AdoptError> {
-    fs::write(path, text).map_err(|e| AdoptError::Io(path.to_owned(), e))
+    fs::read_to_string(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            AdoptError::Malformed(path.to_owned(), "not UTF-8 text".into())
+        } else {
+            AdoptError::Io(path.to_owned(), e)
+        }
+    })
 }
 
 /// The default file with `switch`'s line set to its value in `after`; only

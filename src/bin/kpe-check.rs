@@ -499,7 +499,12 @@ fn kind_of(
     stdin_copy.map_or_else(
         || kpe::transcripts::file_kind(path),
         |copy| match copy.reopen() {
-            Ok(f) => kpe::transcripts::file_kind_of_reader("-", f),
+            Ok(f) => {
+                kpe::transcripts::file_kind_of_reader("-", f).map_err(|e| match copy.reopen() {
+                    Ok(again) => e.name_the_byte(again),
+                    Err(_) => e,
+                })
+            }
             Err(e) => Err(kpe::reporter::InputError {
                 file: "-".to_owned(),
                 kind: kpe::reporter::InputErrorKind::Read(e),

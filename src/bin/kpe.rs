@@ -1,7 +1,9 @@
 //! `kpe`: look at Kpé positions, play moves and count move trees with the
 //! reference rules.
 //!
-//! Exit codes: 0 success, 1 a move in `kpe play` was illegal or a file of `kpe adopt` unreadable or malformed, 2 bad arguments,
+//! Exit codes: 0 success, 1 a move in `kpe play` was illegal or a file of `kpe adopt` could not be
+//! changed (or its lock is held), 2 bad arguments or bad input (a root of `kpe adopt` that is not the
+//! project, a malformed file),
 //! 3 a solved table is missing, unreadable or refused.
 
 use std::io;
@@ -190,14 +192,20 @@ enum Command {
     /// Make the other value of one reading the default: flips its line in
     /// spec/default.yaml, renames the perft tables' profiles so they keep
     /// their trees, and lists the prose to reword. Run from the repository
-    /// root (or give --root); running it twice undoes it.
+    /// root (or give --root); running it twice undoes it. The files change
+    /// together or not at all, under the lock .kpe-adopt.lock; after a run
+    /// was stopped, --recover finishes or undoes it.
     Adopt {
         /// The reading: its ID, setting or switch name.
-        #[arg(help = completed::reading_help())]
-        reading: String,
+        #[arg(help = completed::reading_help(), required_unless_present = "recover", conflicts_with = "recover")]
+        reading: Option<String>,
         /// The repository's root directory.
         #[arg(long, default_value = ".")]
         root: std::path::PathBuf,
+        /// Finish or undo what a stopped `kpe adopt` started (its journal
+        /// says which) and remove its lock.
+        #[arg(long)]
+        recover: bool,
     },
     /// What turning alternative readings on would change, from the
     /// reference rules with no code change (spec/DISPUTE.md): the
@@ -339,7 +347,14 @@ fn main() -> ExitCode {
         } => value(&position, rules, &dir, json, seconds, depth),
         Command::Suite { json, dir } => suite(dir.as_deref(), json),
         Command::Completions { shell } => completions(shell),
-        Command::Adopt { reading, root } => adopt(&root, &reading),
+        Command::Adopt {
+            reading,
+            root,
+            recover,
+        } => match reading {
+            Some(reading) if !recover => adopt(&root, &reading),
+            _ => adopt_recover(&root),
+        },
         Command::Dispute {
             switches,
             format,
@@ -414,10 +429,21 @@ fn adopt(root: &std::path::Path, reading: &str) -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: kpe adopt: {e}");
-            ExitCode::from(match e {
-                kpe::adopt::AdoptError::UnknownReading(_) => 2,
-                _ => 1,
-            })
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// `kpe adopt --recover`: finishes or undoes a stopped `kpe adopt`.
+fn adopt_recover(root: &std::path::Path) -> ExitCode {
+    match kpe::adopt::recover(root) {
+        Ok(recovery) => {
+            out!("{}", recovery.to_text());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: kpe adopt --recover: {e}");
+            ExitCode::from(e.exit_code())
         }
     }
 }
@@ -438,6 +464,15 @@ fn dispute(
     format: DisputeFormat,
     html: Option<&std::path::Path>,
 ) -> ExitCode {
+    // Checked before the work, as kpe-check checks its report files: a
+    // FIFO, a device or a folder that cannot be written is refused now,
+    // not waited on after the games are played.
+    if let Some(path) = html
+        && let Err(e) = kpe::reporter::check_outputs(&[], &[("--html", path)])
+    {
+        eprintln!("error: kpe dispute: {e}");
+        return ExitCode::from(2);
+    }
     let report = match kpe::dispute::dispute(switches, options) {
         Ok(report) => report,
         Err(e) => {
@@ -446,12 +481,9 @@ fn dispute(
         }
     };
     if let Some(path) = html
-        && let Err(e) = std::fs::write(path, report.to_html())
+        && let Err(e) = kpe::reporter::write_atomically(path, report.to_html().as_bytes())
     {
-        eprintln!(
-            "error: cannot write the HTML page to {}: {e}",
-            path.display()
-        );
+        eprintln!("error: cannot write the HTML page: {e}");
         return ExitCode::from(2);
     }
     match format {
@@ -588,10 +620,6 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
     }
 }
 
-/// The largest perft count `kpe suite` recounts (deeper counts are checked
-/// by `cargo test --release --test conformance -- --ignored perft`).
-const SUITE_PERFT_BUDGET: u64 = 200_000;
-
 /// `kpe suite`: load the suite, check every expectation against the
 /// reference rules, then print it.
 fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
@@ -610,7 +638,7 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let falsified = falsified(&suite);
+    let falsified = falsified(&suite, dir.is_none());
     if falsified > 0 {
         eprintln!(
             "error: {falsified} expectation(s) of the suite are not what the reference rules give"
@@ -653,7 +681,7 @@ fn suite(dir: Option<&std::path::Path>, json: bool) -> ExitCode {
 /// Checks every expectation of `suite` against the reference, each scenario
 /// under each profile it admits and each perft count within a small budget,
 /// printing those the reference falsifies; their number.
-fn falsified(suite: &kpe::scenario::Suite) -> usize {
+fn falsified(suite: &kpe::scenario::Suite, bundled: bool) -> usize {
     let mut falsified = 0;
     for file in &suite.files {
         for scenario in &file.scenarios {
@@ -668,28 +696,21 @@ fn falsified(suite: &kpe::scenario::Suite) -> usize {
             }
         }
     }
-    if let Some(perft) = &suite.perft {
-        for table in &perft.tables {
-            let Ok(start) = table.start_text().parse::<Position>() else {
-                continue;
-            };
-            for (k, &nodes) in table.nodes.iter().enumerate() {
-                if nodes > SUITE_PERFT_BUDGET {
-                    break;
-                }
-                let depth = k as u32 + 1;
-                let counted = kpe::perft(&start, depth, table.rules);
-                if counted != nodes {
-                    eprintln!(
-                        "error: {}: perft table `{}`, profile `{}`: nodes[{k}] (depth {depth}) is {nodes}, the reference counts {counted}",
-                        kpe::scenario::PERFT_FILE,
-                        table.id,
-                        table.rules
-                    );
-                    falsified += 1;
-                }
-            }
+    // A suite from a directory had its perft tables recounted as it was
+    // loaded (a wrong count refuses it); the built-in one is recounted here.
+    if bundled
+        && let Some(perft) = &suite.perft
+        && let Some((name, text)) = kpe::scenario::Suite::BUNDLED
+            .iter()
+            .find(|(name, _)| *name == kpe::scenario::PERFT_FILE)
+    {
+        let shown = format!("{}/{name}", kpe::scenario::Suite::BUNDLED_DIR);
+        let errors =
+            kpe::scenario::recount_perft(&shown, text, perft, kpe::scenario::PERFT_RECOUNT_BUDGET);
+        for e in &errors.0 {
+            eprintln!("error: {e}");
         }
+        falsified += errors.0.len();
     }
     falsified
 }

@@ -673,8 +673,26 @@ impl Engine {
             }),
         };
         self.wait += asked.elapsed();
-        let text = received.map_err(|e| self.fail(FailureKind::Process(e), Some(request)))?;
+        let text = received.map_err(|e| {
+            let e = self.closed_input(e);
+            self.fail(FailureKind::Process(e), Some(request))
+        })?;
         self.judge_line(request, text)
+    }
+
+    /// A read that timed out, from an engine that has closed its stdin,
+    /// is [`ProcessError::InputClosed`] (or how the engine ended): the
+    /// request went unread, whether the engine closed its input before the
+    /// request was written or just after. Other errors are kept.
+    fn closed_input(&mut self, e: ProcessError) -> ProcessError {
+        match e {
+            ProcessError::Timeout { .. } => self
+                .process
+                .as_mut()
+                .and_then(EngineProcess::input_gone)
+                .unwrap_or(e),
+            e => e,
+        }
     }
 
     /// Judges `text`, the line taken as the answer to `request`: in turn,

@@ -583,7 +583,25 @@ impl Manifest {
                 });
             }
         };
-        Manifest::parse(&text, path)
+        let manifest = Manifest::parse(&text, path)?;
+        // A working directory that is not there is the manifest's fault
+        // (bad input, exit 2), found before any engine is started.
+        let base = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let cwd = manifest.launch(base).cwd;
+        if !cwd.is_dir() {
+            return Err(ManifestError::Invalid {
+                path: path.to_owned(),
+                field: "cwd",
+                message: format!(
+                    "could not start the engine: its working directory `{}` does not exist or is not a directory",
+                    cwd.display()
+                ),
+            });
+        }
+        Ok(manifest)
     }
 
     /// Reads and checks manifest text; `path` is only used in messages.
@@ -594,16 +612,21 @@ impl Manifest {
     pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
         let json_error = |field: String, e: serde_json::Error| {
             let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or_default();
+            // The byte the parser stopped at, named (a NUL, a comment, a
+            // trailing comma...), as in transcripts.
+            let named = InputError::at("", ".", e.line(), e.column(), message.to_owned())
+                .name_the_byte(text.as_bytes());
+            let message = match named.kind {
+                InputErrorKind::Json { message, .. } => message,
+                _ => message.to_owned(),
+            };
             ManifestError::Json {
                 path: path.to_owned(),
                 field,
                 line: e.line(),
                 column: e.column(),
-                message: message
-                    .split(" at line ")
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
+                message,
             }
         };
         if text.starts_with('\u{feff}') {

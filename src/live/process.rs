@@ -565,6 +565,14 @@ impl EngineProcess {
         }
     }
 
+    /// Whether the engine has closed its stdin (Unix; elsewhere only a
+    /// write finds out), and then how: it ended, or it still runs with its
+    /// input closed ([`ProcessError::InputClosed`]).
+    pub fn input_gone(&mut self) -> Option<ProcessError> {
+        let gone = self.stdin.as_mut().is_some_and(Writer::reader_gone);
+        gone.then(|| self.input_closed())
+    }
+
     /// A write found its stdin closed: say how it ended, or that it still
     /// runs with its input closed.
     fn input_closed(&mut self) -> ProcessError {
@@ -750,6 +758,20 @@ impl Writer {
         }
         Ok(())
     }
+
+    /// Whether the engine has closed its end of the pipe: `poll` says
+    /// `POLLERR` on a pipe's writing end whose reader is gone, without a
+    /// write.
+    fn reader_gone(&mut self) -> bool {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let mut fds = [PollFd::new(&self.stdin, PollFlags::OUT)];
+        self.calls += 1;
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        poll(&mut fds, Some(&now)).is_ok() && fds[0].revents().contains(PollFlags::ERR)
+    }
 }
 
 #[cfg(not(unix))]
@@ -807,6 +829,12 @@ impl Writer {
             }
             Err(RecvTimeoutError::Disconnected) => Err(closed()),
         }
+    }
+
+    /// Whether the engine has closed its stdin: not known here without a
+    /// write.
+    fn reader_gone(&mut self) -> bool {
+        false
     }
 }
 

@@ -412,7 +412,13 @@ fn every_unit(
                 .into_iter()
                 .map(|u| Arc::new(u) as Arc<dyn Unit>),
         );
-        let (perft, cut) = perft_units(suite, profile, perft_plan.max_depth, perft_plan.max_nodes);
+        let (perft, cut) = perft_units(
+            suite_dir,
+            suite,
+            profile,
+            perft_plan.max_depth,
+            perft_plan.max_nodes,
+        );
         if let Some(depth) = cut {
             summary.note(format!(
                 "perft from the initial position checked to depth {depth} only: deeper counts exceed the budget of {} nodes",

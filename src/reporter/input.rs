@@ -158,6 +158,100 @@ impl InputError {
     }
 }
 
+/// The starts of the parser's messages that say what was expected but not
+/// what was found; [`InputError::name_the_byte`] adds it.
+const FOUND_UNSAID: [&str; 6] = [
+    "key must be a string",
+    "expected value",
+    "expected `:`",
+    "expected `,` or `}`",
+    "expected `,` or `]`",
+    "trailing characters",
+];
+
+impl InputError {
+    /// A JSON error whose message does not say what it found (`key must
+    /// be a string`, `expected value`, ...), with the bytes at its line and
+    /// column named: a NUL, a form feed, a comment, a trailing comma, a
+    /// byte that is not UTF-8, a UTF-16 byte-order mark. `source` reads
+    /// the same bytes from their start; other errors are kept as they are.
+    #[must_use]
+    pub fn name_the_byte(mut self, source: impl io::Read) -> InputError {
+        if let InputErrorKind::Json {
+            line,
+            column,
+            message,
+            ..
+        } = &mut self.kind
+            && *line > 0
+            && FOUND_UNSAID.iter().any(|m| message.starts_with(m))
+            && let Some(found) = bytes_at(source, *line, *column)
+        {
+            let key = message.starts_with("key must be a string");
+            if let Some(what) = found_words(&found, *line == 1 && *column == 1, key) {
+                message.push_str(", found ");
+                message.push_str(&what);
+            }
+        }
+        self
+    }
+}
+
+/// Up to four bytes (one character) from 1-based `line` and byte `column` of `source`.
+fn bytes_at(source: impl io::Read, line: usize, column: usize) -> Option<Vec<u8>> {
+    use io::BufRead as _;
+    let mut reader = io::BufReader::new(source.take(1 << 30));
+    let mut text = Vec::new();
+    for _ in 1..line {
+        text.clear();
+        if reader.read_until(b'\n', &mut text).ok()? == 0 {
+            return None;
+        }
+    }
+    text.clear();
+    reader.read_until(b'\n', &mut text).ok()?;
+    let at = column.checked_sub(1)?;
+    let found = text.get(at..)?;
+    (!found.is_empty()).then(|| found[..found.len().min(4)].to_vec())
+}
+
+/// What the bytes at an error are, in words: `None` for an ordinary
+/// character the message needs no help with. `start` when they begin the
+/// file (a byte-order mark), `key` where a key was expected.
+fn found_words(found: &[u8], start: bool, key: bool) -> Option<String> {
+    if start && (found.starts_with(&[0xff, 0xfe]) || found.starts_with(&[0xfe, 0xff])) {
+        return Some(format!(
+            "a UTF-16 byte-order mark (0x{:02x} 0x{:02x}): the file is UTF-16 text, and JSON here is UTF-8; save it as UTF-8",
+            found[0], found[1]
+        ));
+    }
+    if start && found.starts_with(&[0xef, 0xbb, 0xbf]) {
+        return Some(
+            "a UTF-8 byte-order mark (0xef 0xbb 0xbf), which JSON does not allow: save the file without one"
+                .to_owned(),
+        );
+    }
+    let byte = found[0];
+    Some(match byte {
+        0 => "a NUL byte (0x00)".to_owned(),
+        0x0c => "a form feed (0x0c), which JSON does not take as white space".to_owned(),
+        0x0b => "a vertical tab (0x0b), which JSON does not take as white space".to_owned(),
+        0x01..=0x1f | 0x7f => format!("the control byte 0x{byte:02x}"),
+        b'/' => "`/`: JSON has no comments".to_owned(),
+        b'}' | b']' if key => format!(
+            "`{}` after a comma: JSON allows no trailing comma",
+            byte as char
+        ),
+        0x80.. => match found.utf8_chunks().next()?.valid().chars().next() {
+            Some(c) => format!("`{}` (U+{:04X})", c.escape_debug(), u32::from(c)),
+            None => format!("the byte 0x{byte:02x}, which is not UTF-8"),
+        },
+        b'\'' => "`'`: JSON strings take double quotes".to_owned(),
+        _ if key => format!("`{}`: a key is a string in double quotes", byte as char),
+        _ => format!("`{}`", byte as char),
+    })
+}
+
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let file = &self.file;

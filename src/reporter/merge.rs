@@ -161,7 +161,7 @@ pub fn parse_report_bytes(file: &str, bytes: &[u8]) -> Result<JsonReport, CheckE
     }
     let mut de = serde_json::Deserializer::from_str(text);
     let report: JsonReport = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        match InputError::from_json(file, e) {
+        match InputError::from_json(file, e).name_the_byte(text.as_bytes()) {
             // Not the transcript the generic message expects.
             InputError {
                 kind: InputErrorKind::Empty,

@@ -9,7 +9,7 @@ use wildmatch::WildMatch;
 
 use super::input::InputError;
 use super::render::Sink;
-use super::report::{Certificate, Run, Summary, UnitResult, Verdict};
+use super::report::{Certificate, LEFT_OUT, Run, Summary, UnitResult, Verdict};
 use crate::judge::{RULE_IDS, RuleSet};
 use crate::profile::Profile;
 
@@ -206,6 +206,25 @@ impl Policy {
             ));
         }
         for (k, raw) in text.lines().enumerate() {
+            // A NUL or another control character would not show in the
+            // messages that quote the line: refused, named, where it is.
+            if let Some((column, c)) = raw
+                .char_indices()
+                .find(|&(_, c)| c.is_control() && c != '\t')
+            {
+                return Err(InputError::at(
+                    file,
+                    "",
+                    k + 1,
+                    column + 1,
+                    format!(
+                        "the control character {} (U+{:04X}){}: a line holds a unit ID, rule IDs and a profile, as text",
+                        c.escape_default(),
+                        u32::from(c),
+                        if c == '\0' { ", a NUL byte" } else { "" }
+                    ),
+                ));
+            }
             let line = raw.split('#').next().unwrap_or("").trim_end();
             let words: Vec<&str> = line.split_whitespace().collect();
             if words.is_empty() {
@@ -230,7 +249,8 @@ impl Policy {
                             return Err(at(
                                 1,
                                 format!(
-                                    "`{rule}` is not a rule ID of spec/RULES.md (or `*` for any)"
+                                    "`{}` is not a rule ID of spec/RULES.md (or `*` for any)",
+                                    rule.escape_debug()
                                 ),
                             ));
                         }
@@ -633,7 +653,7 @@ impl Sink for PolicySink<'_> {
         ours.interrupted = summary.interrupted.clone();
         if self.left_out > 0 {
             ours.note(format!(
-                "{} game{} left out by --only/--skip",
+                "{} game{} {LEFT_OUT}",
                 self.left_out,
                 if self.left_out == 1 { "" } else { "s" }
             ));

@@ -329,6 +329,15 @@ pub(crate) fn summary_text(run: Option<&Run>, summary: &Summary) -> String {
             s,
             "  {WARN}nothing was checked{WARN:#}: {}",
             match kind {
+                // A note says how many games the filters left out.
+                RunKind::Transcript
+                    if summary
+                        .notes
+                        .iter()
+                        .any(|n| n.ends_with(super::report::LEFT_OUT)) =>
+                {
+                    "every game was left out by --only/--skip (see the note)"
+                }
                 RunKind::Transcript => "the transcript has no games",
                 RunKind::Engine => "every unit was skipped or filtered out",
             }

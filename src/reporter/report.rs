@@ -649,6 +649,11 @@ pub struct ProfileSummary {
     pub explanations: Vec<Explanation>,
 }
 
+/// How a note of the summary ends that counts the units `--only` and
+/// `--skip` left out (`3 games left out by --only/--skip`): the human
+/// report reads it to say why nothing was checked.
+pub(crate) const LEFT_OUT: &str = "left out by --only/--skip";
+
 /// Totals over a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -77,7 +77,7 @@ impl Suite {
             name: name.to_owned(),
             text: Ok(text.into()),
         });
-        Suite::parse(Suite::BUNDLED_DIR, files)
+        Suite::parse(Suite::BUNDLED_DIR, files, false)
     }
 
     /// Loads and checks every `*.yaml` file of `dir`: `perft.yaml` as the
@@ -113,13 +113,17 @@ impl Suite {
                 name,
             }
         });
-        Suite::parse(&dir.display().to_string(), files)
+        Suite::parse(&dir.display().to_string(), files, true)
     }
 
     /// Checks the files of a suite shown as `dir`, in the order given.
+    /// A suite from a directory (`recount`) has its perft tables recounted
+    /// with [`recount_perft`] up to [`PERFT_RECOUNT_BUDGET`]; the built-in
+    /// one is recounted by the tests.
     fn parse<'a>(
         dir: &str,
         files: impl Iterator<Item = SourceFile<'a>>,
+        recount: bool,
     ) -> Result<Suite, ScenarioErrors> {
         let mut errors = Vec::new();
         let mut suite = Suite {
@@ -139,7 +143,14 @@ impl Suite {
             };
             if name == PERFT_FILE {
                 match parse_perft_file(&shown, &text) {
-                    Ok(perft) => suite.perft = Some(perft),
+                    Ok(perft) => {
+                        if recount {
+                            errors.extend(
+                                recount_perft(&shown, &text, &perft, PERFT_RECOUNT_BUDGET).0,
+                            );
+                        }
+                        suite.perft = Some(perft);
+                    }
                     Err(e) => errors.extend(e.0),
                 }
                 continue;
@@ -528,6 +539,29 @@ pub enum ErrorKind {
         /// The depth of `nodes`.
         max: usize,
     },
+    /// A perft table goes deeper than [`MAX_PERFT_TABLE_DEPTH`].
+    PerftTooDeep {
+        /// The depth of `nodes`.
+        depth: usize,
+    },
+    /// A perft table's count is larger than [`MAX_PERFT_TABLE_NODES`].
+    PerftTooLarge {
+        /// The depth of the count.
+        depth: usize,
+        /// The count.
+        nodes: u64,
+    },
+    /// A perft table's count is not what the reference rules count.
+    PerftCount {
+        /// The depth of the count.
+        depth: usize,
+        /// The count the table gives.
+        nodes: u64,
+        /// The reference count.
+        counted: u64,
+        /// The table's profile, as the reference writes it.
+        rules: String,
+    },
     /// A perft table's divide counts do not add up to its node count.
     DivideSum {
         /// The depth of the divide.
@@ -656,6 +690,23 @@ impl fmt::Display for ErrorKind {
                 f,
                 "`divide.depth` is {depth}, but `nodes` goes from depth 1 to {max}"
             ),
+            ErrorKind::PerftTooDeep { depth } => write!(
+                f,
+                "`nodes` goes {depth} plies deep; a perft table goes at most {MAX_PERFT_TABLE_DEPTH} plies deep, as a manifest's `perft.max_depth`"
+            ),
+            ErrorKind::PerftTooLarge { depth, nodes } => write!(
+                f,
+                "`nodes` at depth {depth} is {nodes}; a perft table counts at most {MAX_PERFT_TABLE_NODES} nodes at a depth, as a manifest's `perft.max_nodes`"
+            ),
+            ErrorKind::PerftCount {
+                depth,
+                nodes,
+                counted,
+                rules,
+            } => write!(
+                f,
+                "profile `{rules}`: `nodes` at depth {depth} is {nodes}, the reference rules count {counted}"
+            ),
             ErrorKind::DivideSum { depth, sum, nodes } => write!(
                 f,
                 "the divide counts add up to {sum}, but `nodes` at depth {depth} is {nodes}"
@@ -766,9 +817,22 @@ pub fn load_file(path: &Path) -> Result<ScenarioFile, ScenarioErrors> {
     parse_file(&name, &text)
 }
 
+/// The deepest perft table a suite may hold: a manifest's cap on
+/// `perft.max_depth` (spec/LIMITS.md).
+pub const MAX_PERFT_TABLE_DEPTH: usize = 64;
+/// The largest count a suite's perft table may give: a manifest's cap on
+/// `perft.max_nodes` (spec/LIMITS.md).
+pub const MAX_PERFT_TABLE_NODES: u64 = 1_000_000_000;
+/// The largest count of a suite directory's perft tables that is recounted
+/// when the suite is loaded (`kpe suite --dir`, `kpe-check --suite`);
+/// deeper counts are checked by
+/// `cargo test --release --test conformance -- --ignored perft`.
+pub const PERFT_RECOUNT_BUDGET: u64 = 200_000;
+
 /// Reads `perft.yaml` and checks each table: ids are unique slugs, `start`
-/// is a valid position, `nodes` is not empty, and a divide is at a depth
-/// of the table and adds up to its count.
+/// is a valid position, `nodes` is not empty and within
+/// [`MAX_PERFT_TABLE_DEPTH`] and [`MAX_PERFT_TABLE_NODES`], and a divide is
+/// at a depth of the table and adds up to its count.
 ///
 /// # Errors
 ///
@@ -815,6 +879,22 @@ pub fn parse_perft_file(name: &str, text: &str) -> Result<PerftFile, ScenarioErr
         if table.nodes.is_empty() {
             kinds.push(ErrorKind::NoNodes);
         }
+        if table.nodes.len() > MAX_PERFT_TABLE_DEPTH {
+            kinds.push(ErrorKind::PerftTooDeep {
+                depth: table.nodes.len(),
+            });
+        }
+        if let Some((k, &nodes)) = table
+            .nodes
+            .iter()
+            .enumerate()
+            .find(|&(_, &n)| n > MAX_PERFT_TABLE_NODES)
+        {
+            kinds.push(ErrorKind::PerftTooLarge {
+                depth: k + 1,
+                nodes,
+            });
+        }
         if let Some(divide) = &table.divide {
             let depth = divide.depth as usize;
             if depth == 0 || depth > table.nodes.len() {
@@ -849,8 +929,62 @@ pub fn parse_perft_file(name: &str, text: &str) -> Result<PerftFile, ScenarioErr
     }
 }
 
+/// Recounts each table of a perft file read from `text` (named `name`)
+/// with the reference rules, depth by depth while the table's count is at
+/// most `budget`, and stops a table at its first wrong count (deeper ones
+/// would cost more than its counts say). Each wrong count is an error at
+/// the table's `id` line.
+#[must_use]
+pub fn recount_perft(name: &str, text: &str, file: &PerftFile, budget: u64) -> ScenarioErrors {
+    let ids = IdLines::new(text);
+    let mut occurrence: HashMap<&str, usize> = HashMap::new();
+    let mut errors = Vec::new();
+    for table in &file.tables {
+        let n = occurrence.entry(&table.id).or_default();
+        let location = ids.get(&table.id, *n);
+        *n += 1;
+        let Ok(start) = table.start_text().parse::<Position>() else {
+            continue;
+        };
+        for (k, &nodes) in table.nodes.iter().enumerate().take(MAX_PERFT_TABLE_DEPTH) {
+            if nodes > budget {
+                break;
+            }
+            let counted = crate::perft::perft(&start, k as u32 + 1, table.rules);
+            if counted != nodes {
+                let kind = ErrorKind::PerftCount {
+                    depth: k + 1,
+                    nodes,
+                    counted,
+                    rules: table.rules.to_string(),
+                };
+                errors.push(
+                    ScenarioError::new(name.to_owned(), kind)
+                        .at(location)
+                        .scenario(&table.id),
+                );
+                break;
+            }
+        }
+    }
+    ScenarioErrors(errors)
+}
+
 /// Deserialises YAML, turning a parse error into a located [`ScenarioError`].
 fn from_yaml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, ScenarioErrors> {
+    if text.starts_with('\u{feff}') {
+        return Err(ScenarioErrors(vec![
+            ScenarioError::new(
+                name.to_owned(),
+                ErrorKind::Yaml {
+                    message: "the file starts with a UTF-8 byte-order mark (0xef 0xbb 0xbf), \
+                              which a scenario file does not take: save it without one"
+                        .to_owned(),
+                },
+            )
+            .at(Some((1, 1))),
+        ]));
+    }
     if let Err((line, column, message)) = prescan(text) {
         return Err(ScenarioErrors(vec![
             ScenarioError::new(name.to_owned(), ErrorKind::Yaml { message })

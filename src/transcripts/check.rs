@@ -163,7 +163,13 @@ pub(super) fn main_pass(
         summary: Summary::default(),
         profile: Profile::default(),
     };
-    let result = drive(path, source, jobs, &mut pass);
+    let result = drive(path, source, jobs, &mut pass).map_err(|e| match e {
+        CheckError::Input(e) => match std::fs::File::open(path) {
+            Ok(file) => CheckError::Input(e.name_the_byte(file)),
+            Err(_) => CheckError::Input(e),
+        },
+        e => e,
+    });
     if let Err(CheckError::Input(e)) = &result {
         // Close the reports cleanly; the input error is what matters.
         let _ = pass.sink.fail(e);

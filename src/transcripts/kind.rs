@@ -133,7 +133,10 @@ pub fn file_kind(path: &Path) -> Result<FileKind, InputError> {
         None => {
             file.seek(SeekFrom::Start(0))
                 .map_err(|e| InputError::read(&source, e))?;
-            kind_of(&source, guarded(file))
+            kind_of(&source, guarded(&mut file)).map_err(|e| match file.seek(SeekFrom::Start(0)) {
+                Ok(_) => e.name_the_byte(&mut file),
+                Err(_) => e,
+            })
         }
     }
 }

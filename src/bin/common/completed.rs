@@ -45,11 +45,8 @@ where
     ) -> Result<T, clap::Error> {
         StringValueParser::new()
             .try_map(|text| {
-                if let Some(twice) = repeated_switch(&text) {
-                    return Err(format!(
-                        "`{twice}` is given twice in `{text}`: name each switch once"
-                    )
-                    .into());
+                if let Some(problem) = list_problem(&text) {
+                    return Err(problem.into());
                 }
                 text.parse::<T>().map_err(Into::into)
             })
@@ -65,19 +62,59 @@ where
     }
 }
 
-/// A switch named twice in one profile (`skip-origin,skip-origin`): the
-/// profile types would take it as once, and a repeated word is more often
-/// a typo for another switch than meant.
-fn repeated_switch(text: &str) -> Option<&str> {
+/// What is wrong with the shape of a profile list on the command line:
+/// an empty value (`--rules ''`: write `default`), an empty name
+/// (`skip-origin,,strict-lock`, a comma at either end), a name with spaces
+/// around it (`'skip-origin, strict-lock'`), or one reading named twice,
+/// under one name (`skip-origin,skip-origin`) or two (`I1,origin`): the
+/// profile types would take each of these quietly, and each is more often
+/// a slip than meant. Files (transcripts, manifests) are read by their own
+/// rules.
+fn list_problem(text: &str) -> Option<String> {
+    let shown = text.escape_debug();
+    if text.trim().is_empty() {
+        return Some(
+            "an empty profile: write `default` for the default, or name the switches".to_owned(),
+        );
+    }
     for profile in text.split('|') {
-        let words: Vec<&str> = profile.split(',').map(str::trim).collect();
+        let words: Vec<&str> = profile.split(',').collect();
         for (k, word) in words.iter().enumerate() {
-            if !word.is_empty() && words[..k].contains(word) {
-                return Some(word);
+            if word.is_empty() {
+                return Some(format!(
+                    "an empty name between commas in `{shown}`: join the names with single commas"
+                ));
+            }
+            if word.trim() != *word {
+                return Some(format!(
+                    "`{}` has a space around it in `{shown}`: join the names with commas alone, no spaces",
+                    word.escape_debug()
+                ));
+            }
+            if words[..k].contains(word) {
+                return Some(format!(
+                    "`{word}` is given twice in `{shown}`: name each switch once"
+                ));
+            }
+            if let Some(switch) = switch_of(word)
+                && let Some(other) = words[..k].iter().find(|w| switch_of(w) == Some(switch))
+            {
+                return Some(format!(
+                    "`{other}` and `{word}` name one reading in `{shown}` ({}, `{}`): name each reading once",
+                    switch.reading(),
+                    switch.setting()
+                ));
             }
         }
     }
     None
+}
+
+/// The switch a word of a profile list names: its reading ID, setting,
+/// switch name, or `setting=value`.
+fn switch_of(word: &str) -> Option<kpe::Switch> {
+    let name = word.split_once('=').map_or(word, |(setting, _)| setting);
+    kpe::Switch::named(name).or_else(|| name.parse().ok())
 }
 
 /// The names of every profile, `default` first.

@@ -30,8 +30,11 @@ impl Engine {
             let received = process.recv(timeout);
             self.wait += asked.elapsed();
             let text = received.map_err(|e| {
-                let kind = match e {
-                    ProcessError::Timeout { .. } => FailureKind::AheadTimeout(e),
+                // An engine that closed its input never read the requests
+                // ahead: `input-closed`, as with a pipeline of 1, not a
+                // timeout blamed on the pipeline.
+                let kind = match self.closed_input(e) {
+                    e @ ProcessError::Timeout { .. } => FailureKind::AheadTimeout(e),
                     e => FailureKind::Process(e),
                 };
                 self.fail(kind, Some(request))

@@ -29,14 +29,18 @@ pub struct PerftCount {
     nodes_v1: Option<u64>,
     /// Whether the table is the suite's (counted only by an engine perft).
     from_suite: bool,
+    /// The suite's perft file, as its report names it (`DIR/perft.yaml`).
+    file: Option<String>,
 }
 
 /// The perft units of `profile`: depths 1 to `max_depth` from the initial
 /// position whose counts are within `max_nodes`, then each suite table of
-/// the profile, depth by depth within the same budget. The second value
-/// says how deep the initial position went, when the budget cut it short.
+/// the profile, depth by depth within the same budget (named as the
+/// perft file of `suite_dir`). The second value says how deep the initial
+/// position went, when the budget cut it short.
 #[must_use]
 pub fn perft_units(
+    suite_dir: &std::path::Path,
     suite: &Suite,
     profile: Profile,
     max_depth: u32,
@@ -53,9 +57,14 @@ pub fn perft_units(
             nodes,
             nodes_v1: v1_count(&root, depth, profile),
             from_suite: false,
+            file: None,
         })
         .collect();
     let cut = (units.len() < max_depth as usize).then_some(units.len() as u32);
+    let shown = suite_dir
+        .join(crate::scenario::PERFT_FILE)
+        .display()
+        .to_string();
     if let Some(file) = &suite.perft {
         for table in file.tables.iter().filter(|t| t.rules == profile) {
             let Ok(start) = table.start_text().parse::<Position>() else {
@@ -72,6 +81,7 @@ pub fn perft_units(
                     nodes,
                     nodes_v1: v1_count(&start, k as u32 + 1, profile),
                     from_suite: true,
+                    file: Some(shown.clone()),
                 });
             }
         }
@@ -96,8 +106,7 @@ impl Unit for PerftCount {
     }
 
     fn location(&self) -> Option<String> {
-        self.from_suite
-            .then(|| format!("{}/{}", Suite::BUNDLED_DIR, crate::scenario::PERFT_FILE))
+        self.file.clone()
     }
 
     fn run(&self, ctx: &mut Ctx<'_>) -> Outcome {
