@@ -233,6 +233,34 @@ impl Scenario {
 
 // ---------------------------------------------------------------------------
 // Perft tables
+/// How far a suite file indents the entries of its list (`scenarios:` in a
+/// scenario file, `tables:` in `perft.yaml`), as `conformance/` does.
+pub const ENTRY_INDENT: &str = "  ";
+
+/// YAML of a list (`- id: ...` at the margin, as serde writes it) indented by
+/// [`ENTRY_INDENT`]: entries that, appended to a suite file whose list is
+/// last, extend that list.
+#[must_use]
+pub fn as_entries(list_yaml: &str) -> String {
+    list_yaml
+        .lines()
+        .map(|line| {
+            if line.is_empty() {
+                "\n".to_owned()
+            } else {
+                format!("{ENTRY_INDENT}{line}\n")
+            }
+        })
+        .collect()
+}
+
+/// Scenarios as entries of a scenario file's `scenarios:` list, indented
+/// as the suite's files are ([`as_entries`]).
+#[must_use]
+pub fn scenario_entries(scenarios: &[&Scenario]) -> String {
+    as_entries(&serde_yaml::to_string(scenarios).expect("a scenario serialises to YAML"))
+}
+
 // ---------------------------------------------------------------------------
 
 /// `conformance/perft.yaml`: move-tree counts that fingerprint a move

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 use kpe::reporter::{
     BadgeSink, CheckError, Detail, ExpectFailWriter, FileKind, HtmlSink, HumanSink, JsonSink,
-    JunitSink, Pattern, Policy, PolicySink, RunVerdict, Shard, Sink, Summary, Tee,
+    JunitSink, Pattern, Policy, PolicySink, RunVerdict, ScenarioWriter, Shard, Sink, Summary, Tee,
 };
 
 #[path = "common/completed.rs"]
@@ -162,6 +162,12 @@ struct OutputArgs {
     /// reads, so that the next run can take them as known.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     write_expect_fail: Option<PathBuf>,
+    /// Append this run's reproductions (each group's scenario, as the
+    /// report prints it) to the scenario file FILE, made when absent; an id
+    /// already in the suite the run checks (--suite DIR, else the built-in
+    /// one) or in FILE is refused (exit 2) and nothing is written.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    write_scenarios: Option<PathBuf>,
     /// Write a badge of the verdict: a shields.io endpoint JSON to FILE and
     /// an SVG beside it, FILE with the extension `.svg`.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
@@ -287,8 +293,35 @@ enum Color {
     Never,
 }
 
-/// The sinks the output flags ask for, and a run over them.
-fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
+/// The scenario ids of the suite in `dir` (else the built-in one), each
+/// with the file it is in: those `--write-scenarios` refuses. A suite that
+/// does not load gives none (the run says why it does not load).
+fn suite_ids(dir: Option<&std::path::Path>) -> Vec<(String, String)> {
+    let suite = match dir {
+        Some(dir) => kpe::scenario::Suite::load(dir),
+        None => kpe::scenario::Suite::bundled(),
+    };
+    let folder = dir.map_or_else(
+        || kpe::scenario::Suite::BUNDLED_DIR.to_owned(),
+        |d| d.display().to_string(),
+    );
+    suite
+        .map(|suite| {
+            suite
+                .scenarios()
+                .map(|(file, s)| (s.id.clone(), format!("{folder}/{file}")))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The sinks the output flags ask for, and a run over them; `suite` is
+/// the suite directory the run checks (none: the built-in suite).
+fn with_sinks<T>(
+    args: &OutputArgs,
+    suite: Option<&std::path::Path>,
+    run: impl FnOnce(&mut dyn Sink) -> T,
+) -> T {
     let choice = match args.color {
         Color::Always => anstream::ColorChoice::Always,
         Color::Never => anstream::ColorChoice::Never,
@@ -308,6 +341,10 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     let mut html = args.html.clone().map(HtmlSink::new);
     let mut known = args.write_expect_fail.clone().map(ExpectFailWriter::new);
     let mut badge = args.badge.clone().map(BadgeSink::new);
+    let mut scenarios = args
+        .write_scenarios
+        .clone()
+        .map(|path| ScenarioWriter::new(path, suite_ids(suite)));
     let mut sinks: Vec<&mut dyn Sink> = Vec::new();
     match args.format {
         Format::Human => sinks.push(&mut human),
@@ -324,6 +361,11 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     }
     if let Some(b) = badge.as_mut() {
         sinks.push(b);
+    }
+    // Last: an id it refuses ends the run with exit 2 once the reports
+    // are written.
+    if let Some(w) = scenarios.as_mut() {
+        sinks.push(w);
     }
     run(&mut Tee(sinks))
 }
@@ -398,6 +440,19 @@ fn check_outputs(inputs: &[&std::path::Path], out: &OutputArgs) -> Result<(), Ex
         outputs.push(("--badge", json.as_path()));
         outputs.push(("--badge", svg.as_path()));
     }
+    if let Some(p) = &out.write_scenarios {
+        outputs.push(("--write-scenarios", p.as_path()));
+        // An existing file must load, so that it is named before the run.
+        if p.exists()
+            && let Err(e) = kpe::scenario::load_file(p)
+        {
+            return Err(fail(&format!(
+                "--write-scenarios {}: the file does not load as a scenario file, so nothing \
+                 could be appended to it:\n{e}",
+                p.display()
+            )));
+        }
+    }
     kpe::reporter::check_outputs(inputs, &outputs).map_err(|e| fail(&e.to_string()))?;
     if let Some(p) = &out.write_expect_fail {
         outputs.push(("--write-expect-fail", p.as_path()));
@@ -436,7 +491,7 @@ fn run(cli: Cli) -> ExitCode {
     let kind = match kind_of(&path, stdin_copy.as_ref()) {
         Ok(kind) => kind,
         Err(e) => {
-            with_sinks(&cli.out, |sink| sink.fail(&e).ok());
+            with_sinks(&cli.out, None, |sink| sink.fail(&e).ok());
             return fail(&e.to_string());
         }
     };
@@ -452,7 +507,9 @@ fn merge(reports: &[PathBuf], out: &OutputArgs) -> ExitCode {
     if let Err(code) = check_outputs(&inputs, out) {
         return code;
     }
-    with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)))
+    with_sinks(out, None, |sink| {
+        exit(kpe::reporter::merge_files(reports, sink))
+    })
 }
 
 /// FILE `-`: standard input, copied to a temporary file, since a transcript
@@ -511,7 +568,7 @@ fn check_transcript(
     if cli.list {
         return list_games(path, file, policy, cli.jobs);
     }
-    with_sinks(&cli.out, |sink| {
+    with_sinks(&cli.out, None, |sink| {
         let mut policed = PolicySink::new(sink, policy);
         let mut options = kpe::transcripts::Options::default().named(file.display().to_string());
         if let Some(jobs) = cli.jobs {
@@ -532,7 +589,7 @@ fn check_manifest(cli: &Cli, file: &std::path::Path, policy: Policy) -> ExitCode
     if cli.list {
         return list(file, &options);
     }
-    with_sinks(&cli.out, |sink| {
+    with_sinks(&cli.out, options.suite.as_deref(), |sink| {
         exit(kpe::live::check_manifest_file(file, &options, sink))
     })
 }

@@ -339,8 +339,14 @@ fn prepare<'a>(
     // Coverage of the whole plan, before the shard's share is taken: every
     // shard reports the same, so that merged shards say what the
     // unsharded run says.
-    for (index, &profile) in profiles.iter().enumerate() {
-        summary.note(edge_coverage(&plan, index, profile));
+    if games == 0 {
+        summary.note(
+            "no edge probes: they are drawn from the seed with the random games, and --games is 0",
+        );
+    } else {
+        for (index, &profile) in profiles.iter().enumerate() {
+            summary.note(edge_coverage(&plan, index, profile));
+        }
     }
     let planned = options.shard.map(|_| plan.selected());
     let certificate = Certificate {
@@ -393,7 +399,10 @@ fn roots(starts: Vec<Position>, suite: &Suite) -> Vec<Position> {
 
 /// Every unit of the run, profile by profile: the suite's scenarios, perft,
 /// the random games (made when the plan reaches them) and the edge
-/// positions. A perft cut by the node budget is noted in `summary`.
+/// positions. The edge probes are the seed's, as the games are: with no
+/// random game (`--games 0`) there is none, so that `--games 0
+/// --perft-depth 0` checks the suite's scenarios and nothing else. A perft
+/// cut by the node budget is noted in `summary`.
 fn every_unit(
     suite_dir: &Path,
     suite: &Suite,
@@ -418,10 +427,14 @@ fn every_unit(
             ));
         }
         before.extend(perft.into_iter().map(|u| Arc::new(u) as Arc<dyn Unit>));
-        let after: Vec<Arc<dyn Unit>> = super::units::edge_units(profile, random.seed)
-            .into_iter()
-            .map(|u| Arc::new(u) as Arc<dyn Unit>)
-            .collect();
+        let after: Vec<Arc<dyn Unit>> = if random.games == 0 {
+            Vec::new()
+        } else {
+            super::units::edge_units(profile, random.seed)
+                .into_iter()
+                .map(|u| Arc::new(u) as Arc<dyn Unit>)
+                .collect()
+        };
         all.push(ProfileUnits {
             profile,
             before,

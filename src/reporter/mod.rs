@@ -3,7 +3,8 @@
 //! Both modes write [`UnitResult`]s to a [`Sink`]: [`HumanSink`] (the
 //! default report, coloured on a terminal), [`JsonSink`] (`--format json`),
 //! [`JunitSink`] (`--junit FILE`) and [`HtmlSink`] (`--html FILE`), and the
-//! side files [`ExpectFailWriter`] (`--write-expect-fail FILE`) and
+//! side files [`ExpectFailWriter`] (`--write-expect-fail FILE`),
+//! [`ScenarioWriter`] (`--write-scenarios FILE`) and
 //! [`BadgeSink`] (`--badge FILE`). The
 //! model ([`JsonReport`], [`Summary`], [`Certificate`]) is one value; the
 //! renderers only read it, and [`merge_files`] reads it back from the JSON
@@ -46,5 +47,5 @@ pub use report::{
     JsonReport, KPE_CHECK_VERSION, MAX_SHARDS, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run,
     RunKind, RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
 };
-pub use side::{Badge, BadgeSink, ExpectFailWriter};
+pub use side::{Badge, BadgeSink, ExpectFailWriter, SCENARIO_FILE_HEADER, ScenarioWriter};
 pub use stop::{Signal, interrupted, read_heeding_signals, record_signal};

@@ -191,20 +191,16 @@ pub(crate) fn divergence_text(unit: &UnitResult, d: &Divergence) -> String {
     if let Some(yaml) = d.scenario_yaml() {
         let _ = writeln!(
             s,
-            "\n  {HEAD}reproduce it{HEAD:#}: this scenario, pasted under `scenarios:` in a conformance/*.yaml file, pins the rules' answer"
+            "\n  {HEAD}reproduce it{HEAD:#}: this scenario, appended as printed to a conformance/*.yaml file (or with --write-scenarios FILE), pins the rules' answer"
         );
-        for line in yaml.lines() {
-            let _ = writeln!(s, "    {line}");
-        }
+        s.push_str(&yaml);
     }
     if let Some(yaml) = d.perft_yaml() {
         let _ = writeln!(
             s,
-            "\n  {HEAD}reproduce it{HEAD:#}: this perft table, pasted under `tables:` in conformance/perft.yaml, pins the rules' counts"
+            "\n  {HEAD}reproduce it{HEAD:#}: this perft table, appended as printed to conformance/perft.yaml, pins the rules' counts"
         );
-        for line in yaml.lines() {
-            let _ = writeln!(s, "    {line}");
-        }
+        s.push_str(&yaml);
     }
     s
 }
