@@ -139,8 +139,9 @@ enum Command {
         /// table under DIR (built by `kpe solve`; spec/SOLVE.md).
         #[arg(long)]
         perfect: bool,
-        /// Where the tables are, for --perfect.
-        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        /// Where the tables are, for --perfect [default: $KPE_TABLES, else
+        /// the user's cache folder: $XDG_CACHE_HOME/kpe or ~/.cache/kpe]
+        #[arg(long, value_name = "DIR", default_value_os_t = tables_dir(), hide_default_value = true)]
         dir: std::path::PathBuf,
     },
     /// Solve every position after the opening lock by retrograde analysis:
@@ -156,8 +157,9 @@ enum Command {
         /// Solve the positions with up to this many stones on the board.
         #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u8).range(0..=48))]
         stones: u8,
-        /// Where the table goes.
-        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        /// Where the table goes [default: $KPE_TABLES, else the user's
+        /// cache folder: $XDG_CACHE_HOME/kpe or ~/.cache/kpe]
+        #[arg(long, value_name = "DIR", default_value_os_t = tables_dir(), hide_default_value = true)]
         dir: std::path::PathBuf,
         /// Threads [default: the number of cores].
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -174,8 +176,9 @@ enum Command {
         #[arg(long, value_name = "PROFILE", default_value = "default",
               value_parser = completed::profile(), hide_possible_values = true)]
         rules: Profile,
-        /// Where the tables are.
-        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        /// Where the tables are [default: $KPE_TABLES, else the user's
+        /// cache folder: $XDG_CACHE_HOME/kpe or ~/.cache/kpe]
+        #[arg(long, value_name = "DIR", default_value_os_t = tables_dir(), hide_default_value = true)]
         dir: std::path::PathBuf,
         /// Print the analysis as JSON.
         #[arg(long)]
@@ -871,4 +874,10 @@ fn value(
             ExitCode::from(2)
         }
     }
+}
+
+/// The tables' folder when `--dir` is not given: `KPE_TABLES`, else the
+/// user's cache folder ([`kpe::solve::tables_dir`]).
+fn tables_dir() -> std::path::PathBuf {
+    kpe::solve::tables_dir(|name| std::env::var_os(name))
 }
