@@ -848,30 +848,68 @@ fn a_suite_directory_that_does_not_load_is_bad_input() {
     }
 }
 
+/// A closed standard output (`kpe-check ... | head` once head has its
+/// lines) is not bad input (issue 44: it exited 2 when the pipe closed
+/// first): the run goes on, writes its report files and exits with its
+/// verdict's code, saying nothing. The read end is closed before anything
+/// is written, so the first write fails every time.
 #[test]
-fn kpe_check_stops_quietly_on_a_closed_pipe() {
+fn kpe_check_exits_with_its_verdict_on_a_closed_pipe() {
     let dir = tempfile::tempdir().unwrap();
     let suite = one_scenario_suite(dir.path());
     let bad = manifest_file(
         dir.path(),
         &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
     );
-    for format in ["human", "json"] {
-        // Like `kpe-check ... | head -1` once head is done.
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, kpe_engine(&[], "default", 5000).to_string()).unwrap();
+    let closed = || {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = kpe_check()
-            .arg(&bad)
-            .args(["--format", format, "--suite", suite.to_str().unwrap()])
-            .stdout(writer)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{format}: {stderr}");
-        // Nothing but the run stopping: no error, no panic, and no seed
-        // for random games that are not played.
-        assert_eq!(stderr, "", "{format}");
+        writer
+    };
+    for (manifest, code) in [(&bad, 1), (&good, 0)] {
+        for format in ["human", "json"] {
+            let junit = dir.path().join(format!("{format}-{code}.xml"));
+            let out = kpe_check()
+                .arg(manifest)
+                .args(["--format", format, "--suite", suite.to_str().unwrap()])
+                .arg("--junit")
+                .arg(&junit)
+                .stdout(closed())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(code), "{format}: {stderr}");
+            // No error and no panic: at most the seed's line.
+            assert!(
+                !stderr.contains("error") && !stderr.contains("panic"),
+                "{format}: {stderr}"
+            );
+            assert!(junit.is_file(), "{format}: the run went on to its files");
+        }
     }
+    // --list and completions too.
+    let out = kpe_check()
+        .arg(&good)
+        .args(["--list", "--suite", suite.to_str().unwrap()])
+        .stdout(closed())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    let out = kpe_check()
+        .args(["completions", "bash"])
+        .stdout(closed())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
 }
 
 #[test]

@@ -22,13 +22,15 @@ Exit codes:
   1  diverges: at least one rules divergence; the report shows each group once,
      the rule it breaks and a scenario that reproduces it
   2  bad input or usage: unreadable file, malformed JSON, unknown field or
-     format version, impossible start position, bad arguments (a closed
-     output pipe also ends the run quietly with 2)
+     format version, impossible start position, bad arguments
   3  errored: no divergence, but the engine could not be checked on some unit
      (it did not start, crashed, hung or broke the protocol)
   4  nothing checked: no games, or every unit skipped or filtered out
   130/143/129  interrupted by SIGINT/SIGTERM/SIGHUP: the engine is killed and
      what was checked so far is reported
+
+A closed standard output (`kpe-check ... | head`) changes nothing: the run
+goes on, writes its report files, and exits with its verdict's code.
 
 FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md; `-`
 reads standard input) or an engine manifest (\"format\": \"kpe-engine\",
@@ -293,6 +295,66 @@ enum Color {
     Never,
 }
 
+/// A sink writing to standard output, for which a closed pipe (the reader
+/// gone, as `head` goes once it has its lines) is not an error: from then
+/// on it takes everything and writes nothing, and the run goes on to its
+/// verdict, its exit code and its report files.
+struct Unpiped<S> {
+    sink: S,
+    closed: bool,
+}
+
+impl<S: Sink> Unpiped<S> {
+    fn new(sink: S) -> Unpiped<S> {
+        Unpiped {
+            sink,
+            closed: false,
+        }
+    }
+
+    fn unless_closed(&mut self, write: impl FnOnce(&mut S) -> io::Result<()>) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match write(&mut self.sink) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl<S: Sink> Sink for Unpiped<S> {
+    fn begin(&mut self, run: &kpe::reporter::Run) -> io::Result<()> {
+        self.unless_closed(|s| s.begin(run))
+    }
+    fn unit(&mut self, unit: &kpe::reporter::UnitResult) -> io::Result<()> {
+        self.unless_closed(|s| s.unit(unit))
+    }
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.unless_closed(|s| s.finish(summary))
+    }
+    fn fail(&mut self, error: &kpe::reporter::InputError) -> io::Result<()> {
+        self.unless_closed(|s| s.fail(error))
+    }
+}
+
+/// Writes `lines` to standard output, one a line; a closed pipe ends the
+/// writing quietly (the exit code stays the caller's).
+fn print_lines(lines: &[String]) -> Result<(), ExitCode> {
+    let mut out = io::stdout().lock();
+    for line in lines {
+        match writeln!(out, "{line}") {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) => return Err(fail(&format!("cannot write to standard output: {e}"))),
+        }
+    }
+    Ok(())
+}
+
 /// The scenario ids of the suite in `dir` (else the built-in one), each
 /// with the file it is in: those `--write-scenarios` refuses. A suite that
 /// does not load gives none (the run says why it does not load).
@@ -335,8 +397,8 @@ fn with_sinks<T>(
         Detail::Normal
     };
     let stdout = anstream::AutoStream::new(io::stdout().lock(), choice);
-    let mut human = HumanSink::with_detail(stdout, detail);
-    let mut json = JsonSink::new(io::stdout().lock());
+    let mut human = Unpiped::new(HumanSink::with_detail(stdout, detail));
+    let mut json = Unpiped::new(JsonSink::new(io::stdout().lock()));
     let mut junit = args.junit.clone().map(JunitSink::new);
     let mut html = args.html.clone().map(HtmlSink::new);
     let mut known = args.write_expect_fail.clone().map(ExpectFailWriter::new);
@@ -595,13 +657,13 @@ fn check_manifest(cli: &Cli, file: &std::path::Path, policy: Policy) -> ExitCode
 }
 
 /// `kpe-check completions SHELL`: the completion script on standard output
-/// (a closed pipe exits 2, as for a report).
+/// (a closed pipe is no error, as for a report).
 fn completions(shell: clap_complete::Shell) -> ExitCode {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "kpe-check", &mut script);
     match io::stdout().write_all(&script) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => fail(&format!("cannot write to standard output: {e}")),
     }
 }
@@ -614,11 +676,8 @@ fn list(file: &std::path::Path, options: &kpe::live::LiveOptions) -> ExitCode {
     };
     match kpe::live::list_units(&manifest, file, options) {
         Ok(ids) => {
-            let mut out = io::stdout().lock();
-            for id in &ids {
-                if writeln!(out, "{id}").is_err() {
-                    return ExitCode::from(2);
-                }
+            if let Err(code) = print_lines(&ids) {
+                return code;
             }
             if ids.is_empty() {
                 eprintln!("kpe-check: no unit is selected");
@@ -651,11 +710,8 @@ fn list_games(
     if let Err(e) = kpe::transcripts::check_transcript_file_with(path, &options, &mut policed) {
         return fail(&e.to_string());
     }
-    let mut out = io::stdout().lock();
-    for id in &ids.0 {
-        if writeln!(out, "{id}").is_err() {
-            return ExitCode::from(2);
-        }
+    if let Err(code) = print_lines(&ids.0) {
+        return code;
     }
     if ids.0.is_empty() {
         eprintln!("kpe-check: no unit is selected");
@@ -689,7 +745,6 @@ impl kpe::reporter::Sink for IdSink {
 fn exit(result: Result<Summary, CheckError>) -> ExitCode {
     match result {
         Ok(summary) => ExitCode::from(summary.verdict().exit_code()),
-        Err(CheckError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
         Err(CheckError::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
         Err(e) => fail(&e.to_string()),
     }
