@@ -936,8 +936,8 @@ impl Collected {
 }
 
 /// The JSON report (`--format json`), as `spec/report.schema.json`
-/// describes it, in the order [`super::JsonSink`] writes it: the summary
-/// and verdict before the units; `kpe-check merge` reads it back.
+/// describes it, in the order [`super::JsonSink`] writes it: the verdict
+/// first, the summary before the units; `kpe-check merge` reads it back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("$id" = "urn:kpe:schema:report:2"))]
@@ -946,12 +946,6 @@ pub struct JsonReport {
     pub format: String,
     /// Always [`REPORT_VERSION`].
     pub version: u32,
-    /// The run's header; absent when the input was bad before it was known.
-    #[serde(default)]
-    pub run: Option<Run>,
-    /// The totals; absent when the run stopped on bad input.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<Summary>,
     /// The run's verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<RunVerdict>,
@@ -961,6 +955,12 @@ pub struct JsonReport {
     /// Whether the run passes (exit code 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conforms: Option<bool>,
+    /// The run's header; absent when the input was bad before it was known.
+    #[serde(default)]
+    pub run: Option<Run>,
+    /// The totals; absent when the run stopped on bad input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
     /// The bad input that stopped the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<InputErrorReport>,
