@@ -21,6 +21,7 @@ mod manifest;
 mod pin;
 mod plan;
 mod process;
+mod progress;
 mod quick_reply;
 mod quick_write;
 mod repro;

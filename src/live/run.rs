@@ -622,7 +622,7 @@ fn run_plan(
     spool: &super::spool::FactSpool,
     pipelined: bool,
 ) -> schedule::Ran {
-    let progress = Progress::new(options.progress, plan.len() as u64);
+    let progress = super::progress::Progress::new(options.progress, plan.len() as u64);
     let interrupted = || super::interrupt::interrupted().is_some();
     let jobs = options
         .jobs
@@ -1341,38 +1341,4 @@ fn fresh_seed() -> u64 {
     // get different seeds; 32 bits keep the number short to type.
     let mixed = (nanos as u64) ^ u64::from(std::process::id()).rotate_left(17);
     mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
-}
-
-/// Progress on stderr, drawn only on a terminal: units done, rate and ETA.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Progress {
-    fn new(wanted: bool, len: u64) -> Progress {
-        use std::io::IsTerminal;
-        if !wanted || !std::io::stderr().is_terminal() {
-            return Progress { bar: None };
-        }
-        let bar = indicatif::ProgressBar::new(len);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{prefix:>9} [{bar:30}] {pos}/{len} units, {per_sec}, ETA {eta}",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar.set_prefix("kpe-check");
-        Progress { bar: Some(bar) }
-    }
-
-    fn tick(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
 }
