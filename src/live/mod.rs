@@ -36,8 +36,8 @@ pub mod units;
 pub use bugs::{Bug, Session as BugSession};
 pub use engine::{DOUBLED_WAIT, Engine, EngineInfo, Failure, FailureKind};
 pub use manifest::{
-    AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
-    RandomPlan, Timeouts, schema as manifest_schema,
+    AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, OLDEST_MANIFEST_VERSION,
+    PerftPlan, Profiles, RandomPlan, Timeouts, schema as manifest_schema,
 };
 pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES, MAX_PIPELINE};
 pub use process::EXIT_GRACE;

@@ -44,8 +44,9 @@ pub use render::{
 pub use render_html::HtmlSink;
 pub use report::{
     Certificate, Counts, EXIT_CODES, EngineError, Group, GroupRef, Groups, InputErrorReport,
-    JsonReport, KPE_CHECK_VERSION, MAX_SHARDS, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run,
-    RunKind, RunVerdict, Shard, SuiteStamp, Summary, UnitResult, Verdict, report_schema,
+    JsonReport, KPE_CHECK_VERSION, MAX_SHARDS, OLDEST_REPORT_VERSION, ProfileSummary,
+    REPORT_FORMAT, REPORT_VERSION, Run, RunKind, RunVerdict, Shard, SuiteStamp, Summary,
+    UnitResult, Verdict, report_schema,
 };
 pub use side::{Badge, BadgeSink, ExpectFailWriter, SCENARIO_FILE_HEADER, ScenarioWriter};
 pub use stop::{Signal, interrupted, read_heeding_signals, record_signal};

@@ -816,10 +816,14 @@ pub fn parse_json_report(text: &str) -> Result<JsonReport, String> {
             e.path()
         )
     })?;
-    if report.format != REPORT_FORMAT || report.version != REPORT_VERSION {
+    if report.format != REPORT_FORMAT
+        || !(super::OLDEST_REPORT_VERSION..=REPORT_VERSION).contains(&report.version)
+    {
         return Err(format!(
-            "not a kpe-check report of version {REPORT_VERSION}: format {:?}, version {}",
-            report.format, report.version
+            "not a kpe-check report of version {} to {REPORT_VERSION}: format {:?}, version {}",
+            super::OLDEST_REPORT_VERSION,
+            report.format,
+            report.version
         ));
     }
     Ok(report)
