@@ -34,7 +34,10 @@ fn semantic_errors_name_the_line_and_column() {
         2,
         "version",
     );
-    assert!(err.contains("this kpe-check reads versions 1 to 2"), "{err}");
+    assert!(
+        err.contains("this kpe-check reads versions 1 to 2"),
+        "{err}"
+    );
     let err = error_at(
         "{\"format\": \"kpe-engine\", \"version\": 1,\n\n \"command\": []}",
         3,

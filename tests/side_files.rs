@@ -324,3 +324,41 @@ fn report_files_get_the_umasks_permissions() {
         }
     }
 }
+
+/// The known-failures file names its format's version on its first line
+/// (issue 44); a file without it is of version 1, and another version is
+/// refused, at its line and column, with exit 2.
+#[test]
+fn the_known_failures_file_has_a_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let known = dir.path().join("known.txt");
+    kpe_check()
+        .arg("examples/transcripts/skip-origin.json")
+        .arg("--write-expect-fail")
+        .arg(&known)
+        .assert()
+        .code(1);
+    let text = read(&known);
+    assert!(text.starts_with("# kpe-expect-fail version 1\n"), "{text}");
+    // Without the line: version 1, the same file.
+    let bare: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&known, &bare).unwrap();
+    kpe_check()
+        .arg("examples/transcripts/skip-origin.json")
+        .arg("--expect-fail")
+        .arg(&known)
+        .assert()
+        .code(0);
+    std::fs::write(&known, format!("# kpe-expect-fail version 2\n{bare}")).unwrap();
+    let out = kpe_check()
+        .arg("examples/transcripts/skip-origin.json")
+        .arg("--expect-fail")
+        .arg(&known)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(":1:27") && stderr.contains("unknown --expect-fail file version `2`"),
+        "{stderr}"
+    );
+}

@@ -34,8 +34,9 @@ pub(crate) use input::{Guarded, guarded};
 pub use merge::{MAX_REPORT, merge_files, merge_reports, parse_report_bytes, read_report};
 pub use output::{OutputError, check_outputs, write_atomically, write_atomically_with};
 pub use policy::{
-    DID_NOT_START, Expectation, MAX_DIVERGING_GAMES, MAX_EXPECT_FAIL, Pattern, Policy, PolicySink,
-    StopState, Unmatched, chain_of, is_failure, normalize, stop_reason, stopped_reason,
+    DID_NOT_START, EXPECT_FAIL_VERSION, EXPECT_FAIL_VERSION_TAG, Expectation, MAX_DIVERGING_GAMES,
+    MAX_EXPECT_FAIL, Pattern, Policy, PolicySink, StopState, Unmatched, chain_of, is_failure,
+    normalize, stop_reason, stopped_reason,
 };
 pub use render::{
     Detail, HumanSink, JUNIT_VERSION, JsonSink, JunitSink, Sink, Tee, junit_classname,

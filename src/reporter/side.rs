@@ -53,7 +53,12 @@ impl ExpectFailWriter {
     /// The file's text.
     #[must_use]
     pub fn text(&self) -> String {
-        let mut out = String::from(
+        let mut out = format!(
+            "# {} {}\n",
+            super::EXPECT_FAIL_VERSION_TAG,
+            super::EXPECT_FAIL_VERSION
+        );
+        out.push_str(
             "# Known divergences, written by kpe-check --write-expect-fail: pass this\n\
              # file to --expect-fail so that they do not fail the run (spec/REPORT.md).\n",
         );
@@ -318,6 +323,7 @@ pub struct ScenarioWriter {
 pub const SCENARIO_FILE_HEADER: &str = "\
 # Reproductions written by kpe-check --write-scenarios: each scenario pins
 # the rules' answer where an engine diverged (spec/SCENARIOS.md).
+version: 1
 topic: reproductions
 scenarios:
 ";
