@@ -56,6 +56,8 @@ pub use board::{PITS, ParsePitError, Pit, Player, ROW, START_STONES, TOTAL_STONE
 pub use game::{Game, Outcome, ReplayError};
 pub use perft::{divide, perft, perft_jobs};
 pub use position::{Position, PositionError, Setup};
-pub use profile::{DefaultFileError, ParseProfileError, Profile, Switch, parse_default_file};
+pub use profile::{
+    DEFAULT_FILE_VERSION, DefaultFileError, ParseProfileError, Profile, Switch, parse_default_file,
+};
 pub use report::{Capture, End, EndReason, Event, Feeding, Report};
 pub use rules::{IllegalMove, Moves, Reason, game_over, legal_moves, play, sweep};

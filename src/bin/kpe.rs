@@ -97,7 +97,8 @@ enum Command {
         /// Rules profile.
         #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true)]
         rules: Profile,
-        /// Print the trace as JSON.
+        /// Print the trace as one JSON object, of `"format": "kpe-play"`
+        /// and `"version": 1`.
         #[arg(long)]
         json: bool,
     },
@@ -525,6 +526,14 @@ fn parse_move(text: &str, position: &Position) -> Result<Pit, String> {
     text.parse::<Pit>().map_err(|e| e.to_string())
 }
 
+/// The `format` of `kpe play --json`'s object.
+const PLAY_FORMAT: &str = "kpe-play";
+
+/// The `version` of `kpe play --json`'s object (issue 44: before it, the
+/// object had neither field; its meaning was this version's). Raised when
+/// a field is added, removed or changes meaning.
+const PLAY_VERSION: u32 = 1;
+
 fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCode {
     let mut game = Game::new(from, rules);
     let mut plies = Vec::new();
@@ -578,6 +587,8 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
     }
     if json {
         let out = serde_json::json!({
+            "format": PLAY_FORMAT,
+            "version": PLAY_VERSION,
             "rules": rules,
             "start": from,
             "plies": plies,
