@@ -486,8 +486,14 @@ impl Default for Profile {
 /// The text of `spec/default.yaml`, the authority's default assignment.
 pub const DEFAULT_FILE: &str = include_str!("../spec/default.yaml");
 
+/// The version of the default-assignment file format (`spec/default.yaml`):
+/// its optional line `version: 1`. A file without it is of version 1, the
+/// format before the line existed.
+pub const DEFAULT_FILE_VERSION: u32 = 1;
+
 /// Reads a default-assignment file: `setting: value` lines (one for each
-/// setting, in any order), blank lines and `#` comments.
+/// setting, in any order), an optional `version: 1` line
+/// ([`DEFAULT_FILE_VERSION`]), blank lines and `#` comments.
 ///
 /// # Errors
 /// The first line that is not a known setting with one of its two values,
@@ -496,6 +502,7 @@ pub const fn parse_default_file(text: &str) -> Result<Profile, DefaultFileError>
     let b = text.as_bytes();
     let mut bits = 0u8;
     let mut seen = 0u8;
+    let mut version_seen = false;
     let mut line = 1;
     let mut start = 0;
     while start <= b.len() {
@@ -517,6 +524,24 @@ pub const fn parse_default_file(text: &str) -> Result<Profile, DefaultFileError>
             let (key_from, key_to) = trim(b, from, colon);
             let (value_from, value_to) = trim(b, if colon < to { colon + 1 } else { to }, to);
             let mut found = false;
+            // `version: 1` names the file format's version
+            // (DEFAULT_FILE_VERSION); a file without it is of version 1.
+            if same(b, key_from, key_to, "version") {
+                if !same(b, value_from, value_to, "1") {
+                    return Err(DefaultFileError {
+                        line,
+                        what: "a version other than 1",
+                    });
+                }
+                if version_seen {
+                    return Err(DefaultFileError {
+                        line,
+                        what: "a setting stated twice",
+                    });
+                }
+                version_seen = true;
+                found = true;
+            }
             let mut i = 0;
             while i < Switch::ALL.len() {
                 let s = Switch::ALL[i];
@@ -822,6 +847,18 @@ mod tests {
         );
         let missing = good.replace("repetition: continues\n", "");
         assert_eq!(parse_default_file(&missing).unwrap_err().line, 0);
+        // The format's version (issue 44): 1 or none; another is refused.
+        assert!(DEFAULT_FILE.contains(&format!("\nversion: {DEFAULT_FILE_VERSION}\n")));
+        let versioned = format!("version: 1\n{good}");
+        assert_eq!(parse_default_file(&versioned), parse_default_file(good));
+        let two = format!("version: 2\n{good}");
+        let err = parse_default_file(&two).unwrap_err();
+        assert_eq!((err.line, err.what), (1, "a version other than 1"));
+        let twice = format!("version: 1\n{versioned}");
+        assert_eq!(
+            parse_default_file(&twice).unwrap_err().what,
+            "a setting stated twice"
+        );
     }
 
     #[test]

@@ -71,6 +71,15 @@ pub use trace::trace;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// The format's version, [`FILE_VERSION`]; a file without one is of
+    /// version 1 (the files written before the key existed).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "known_file_version"
+    )]
+    #[schemars(range(min = 1, max = 1))]
+    pub version: Option<u32>,
     /// What the file is about, e.g. "sowing".
     pub topic: String,
     /// The scenarios, in any order; ids are unique across all files.
@@ -236,6 +245,52 @@ impl Scenario {
 
 // ---------------------------------------------------------------------------
 // Perft tables
+/// The version of the scenario file and perft file formats
+/// (spec/SCENARIOS.md): their optional top-level `version` key. A file
+/// without the key is read as version 1, the format as it was before the
+/// key existed. Distinct from [`SUITE_VERSION`], the version of the
+/// suite's content.
+pub const FILE_VERSION: u32 = 1;
+
+/// A `version` key's value: only [`FILE_VERSION`] is known.
+fn known_file_version<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    let version = u32::deserialize(d)?;
+    if version != FILE_VERSION {
+        return Err(serde::de::Error::custom(format!(
+            "unknown file version {version}: this kpe reads version {FILE_VERSION} (or a file without `version`)"
+        )));
+    }
+    Ok(Some(version))
+}
+
+/// How far a suite file indents the entries of its list (`scenarios:` in a
+/// scenario file, `tables:` in `perft.yaml`), as `conformance/` does.
+pub const ENTRY_INDENT: &str = "  ";
+
+/// YAML of a list (`- id: ...` at the margin, as serde writes it) indented by
+/// [`ENTRY_INDENT`]: entries that, appended to a suite file whose list is
+/// last, extend that list.
+#[must_use]
+pub fn as_entries(list_yaml: &str) -> String {
+    list_yaml
+        .lines()
+        .map(|line| {
+            if line.is_empty() {
+                "\n".to_owned()
+            } else {
+                format!("{ENTRY_INDENT}{line}\n")
+            }
+        })
+        .collect()
+}
+
+/// Scenarios as entries of a scenario file's `scenarios:` list, indented
+/// as the suite's files are ([`as_entries`]).
+#[must_use]
+pub fn scenario_entries(scenarios: &[&Scenario]) -> String {
+    as_entries(&serde_yaml::to_string(scenarios).expect("a scenario serialises to YAML"))
+}
+
 // ---------------------------------------------------------------------------
 
 /// `conformance/perft.yaml`: move-tree counts that fingerprint a move
@@ -243,6 +298,15 @@ impl Scenario {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PerftFile {
+    /// The format's version, [`FILE_VERSION`]; a file without one is of
+    /// version 1.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "known_file_version"
+    )]
+    #[schemars(range(min = 1, max = 1))]
+    pub version: Option<u32>,
     /// What the tables are and how they were made, for people.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
@@ -395,5 +459,51 @@ impl Suite {
         self.files
             .iter()
             .flat_map(|f| f.scenarios.iter().map(move |s| (f.file.as_str(), s)))
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    const ONE: &str = "scenarios:\n  - id: a\n    rules: [SOW-2]\n    moves: [S4]\n    expect:\n      - ply: 1\n        landing: S2\n";
+
+    #[test]
+    fn a_scenario_file_without_a_version_is_of_version_1_and_another_is_refused() {
+        let plain = parse_file("a.yaml", &format!("topic: t\n{ONE}")).unwrap();
+        assert_eq!(plain.version, None);
+        let one = parse_file("a.yaml", &format!("version: 1\ntopic: t\n{ONE}")).unwrap();
+        assert_eq!(one.version, Some(FILE_VERSION));
+        assert_eq!(one.scenarios, plain.scenarios);
+        let err = parse_file("a.yaml", &format!("version: 2\ntopic: t\n{ONE}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("a.yaml:1:") && err.contains("unknown file version 2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_perft_file_takes_the_same_version_key() {
+        let tables = "tables:\n  - id: t\n    rules: default\n    nodes: [4]\n";
+        let plain = parse_perft_file("p.yaml", tables).unwrap();
+        assert_eq!(plain.version, None);
+        let one = parse_perft_file("p.yaml", &format!("version: 1\n{tables}")).unwrap();
+        assert_eq!(one.tables, plain.tables);
+        let err = parse_perft_file("p.yaml", &format!("version: 7\n{tables}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown file version 7"), "{err}");
+    }
+
+    #[test]
+    fn the_built_in_suite_and_its_digest_do_not_depend_on_the_key() {
+        // The suite's files carry no `version`: the digest every
+        // certificate states is what it was before the key existed.
+        let suite = Suite::bundled().unwrap();
+        assert!(suite.perft.as_ref().is_some_and(|p| p.version.is_none()));
+        let text = serde_json::to_string(&suite).unwrap();
+        assert!(!text.contains("\"version\""), "{text:.200}");
     }
 }

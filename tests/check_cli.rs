@@ -323,17 +323,24 @@ fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
+/// A closed pipe is not bad input (issue 44): the run exits quietly with
+/// its verdict's code, 1 for this diverging transcript, 0 for a
+/// conforming one.
 #[test]
-fn a_closed_pipe_ends_the_run_quietly() {
+fn a_closed_pipe_ends_the_run_quietly_with_its_verdict() {
     let transcript = example("skip-origin.json");
+    let conforming = example("conforming.json");
     for args in [
         vec![transcript.as_str()],
         vec![transcript.as_str(), "--format", "json"],
         vec![transcript.as_str(), "--color", "always"],
+        vec![transcript.as_str(), "--verbose"],
     ] {
         let (code, stderr) = with_closed_stdout(&args);
-        assert_eq!((code, stderr.as_str()), (Some(2), ""), "{args:?}");
+        assert_eq!((code, stderr.as_str()), (Some(1), ""), "{args:?}");
     }
+    let (code, stderr) = with_closed_stdout(&[conforming.as_str()]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
     for args in [["--help"], ["-h"], ["--version"]] {
         let (code, stderr) = with_closed_stdout(&args);
         assert_eq!((code, stderr.as_str()), (Some(0), ""), "{args:?}");

@@ -119,6 +119,9 @@ fn play_json_is_machine_readable() {
     let out = kpe().args(["play", "--json", "S4"]).output().unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Issue 44: the object names its format and version.
+    assert_eq!(v["format"], "kpe-play");
+    assert_eq!(v["version"], 1);
     assert_eq!(v["plies"][0]["after"], "7,7,6,0/7,7,7,7 N 0/0 ---4/----");
     assert_eq!(v["plies"][0]["report"]["landing"], "S2");
     assert_eq!(v["outcome"]["state"], "unfinished");

@@ -97,6 +97,40 @@ fn kpe_check_profiles_complete_to_profile_names() {
     }
 }
 
+/// Issue 44: `kpe-check merge --<TAB>` completed nothing (clap_complete
+/// spelt the subcommands' states two ways for a name with a hyphen).
+/// Driven in a real bash, as a user's Tab drives it.
+#[test]
+fn kpe_check_subcommands_complete_their_options_in_bash() {
+    if !has_bash() {
+        return;
+    }
+    let offered = complete(KPE_CHECK, "kpe-check", &["kpe-check", "merge", "--"]);
+    for option in [
+        "--format",
+        "--junit",
+        "--html",
+        "--write-scenarios",
+        "--help",
+    ] {
+        assert!(offered.iter().any(|w| w == option), "{option}: {offered:?}");
+    }
+    // Merge's options, not the run's.
+    assert!(!offered.iter().any(|w| w == "--seed"), "{offered:?}");
+    let offered = complete(
+        KPE_CHECK,
+        "kpe-check",
+        &["kpe-check", "merge", "--format", ""],
+    );
+    assert_eq!(offered, ["human", "json"]);
+    let offered = complete(KPE_CHECK, "kpe-check", &["kpe-check", "completions", ""]);
+    for shell in ["bash", "zsh", "fish"] {
+        assert!(offered.iter().any(|w| w == shell), "{shell}: {offered:?}");
+    }
+    let offered = complete(KPE_CHECK, "kpe-check", &["kpe-check", "help", ""]);
+    assert!(offered.iter().any(|w| w == "merge"), "{offered:?}");
+}
+
 #[test]
 fn kpe_rules_complete_to_profile_names() {
     if !has_bash() {

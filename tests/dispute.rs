@@ -213,13 +213,13 @@ fn two_switches_are_compared_together_with_the_default() {
 }
 
 #[test]
-fn the_example_scenarios_paste_into_a_conformance_file_and_hold() {
+fn the_example_scenarios_appended_as_printed_to_a_conformance_file_hold() {
     for switch in Switch::ALL {
         let d = run(switch.name());
         assert!(!d.smallest.examples.is_empty(), "{switch}");
         for e in &d.smallest.examples {
-            let indented: String = e.yaml.lines().map(|l| format!("  {l}\n")).collect();
-            let text = format!("topic: pasted\nscenarios:\n{indented}");
+            // Appended as printed, with no re-indenting (issue 44).
+            let text = format!("topic: pasted\nscenarios:\n{}", e.yaml);
             let file = parse_file("pasted.yaml", &text)
                 .unwrap_or_else(|err| panic!("{switch}: {err}\n{text}"));
             assert_eq!(file.scenarios.len(), 2);

@@ -113,6 +113,45 @@ fn the_page_has_a_title_headings_one_svg_per_example_and_nothing_external() {
     }
 }
 
+/// Issue 44: a scenario whose first difference is in the legal moves alone
+/// (the same move, the same position after it) showed two identical cells
+/// in its marked row. Each cell now gives the legal moves, so the marked
+/// row's two answers always read differently.
+#[test]
+fn the_first_differing_move_of_a_scenario_shows_two_different_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    // I3 changes which moves feed: its first differences are all in the
+    // legal moves.
+    let (path, json) = page(&dir, "feed-after-capture");
+    let legal_only = json["scenarios"]["differing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| {
+            let ply = &s["plies"][s["first_difference"].as_u64().unwrap() as usize];
+            ply["default"]["did"] == ply["alternative"]["did"]
+                && ply["default"]["position"] == ply["alternative"]["position"]
+        })
+        .count();
+    assert!(
+        legal_only > 0,
+        "no first difference in the legal moves alone"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = Page::parse(&text);
+    let rows: Vec<_> = doc.select(&sel("div.scenario-block tr.marked")).collect();
+    assert_eq!(
+        rows.len(),
+        json["scenarios"]["differing"].as_array().unwrap().len()
+    );
+    for row in rows {
+        let cells: Vec<String> = row.select(&sel("td")).map(|c| c.text().collect()).collect();
+        assert_eq!(cells.len(), 4, "{cells:?}");
+        assert_ne!(cells[2], cells[3], "the two answers read the same");
+        assert!(cells[2].contains("legal: "), "{cells:?}");
+    }
+}
+
 #[test]
 fn the_page_renders_in_headless_chromium_without_console_errors() {
     if !chromium::available() {
@@ -121,4 +160,22 @@ fn the_page_renders_in_headless_chromium_without_console_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = page(&dir, "skip-origin");
     chromium::render(&path, dir.path(), 1200, 2000);
+}
+
+/// Issue 44: the dispute page overflowed at 400 pixels wide. Laid out in
+/// headless Chromium in a frame 400 pixels wide, nothing reaches past the
+/// screen outside the boxes that scroll; skipped without `chromium`.
+#[test]
+fn the_page_fits_a_400_pixel_screen() {
+    if !chromium::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = page(&dir, "skip-origin,strict-lock,feed-after-capture");
+    let (scroll, client, offenders) = chromium::layout_width(&path, dir.path(), 400);
+    assert!(client <= 400, "{client}");
+    assert!(
+        scroll <= client && offenders.is_empty(),
+        "{scroll} px wide in {client}: {offenders:?}"
+    );
 }

@@ -125,3 +125,49 @@ fn selectors_outside_the_subset_are_refused() {
         assert!(Selector::parse(css).is_err(), "{css:?} was taken");
     }
 }
+
+/// The style rules that keep the pages readable on a 400-pixel screen
+/// (issue 44), checked without a browser on a real report page:
+/// `tests/report_html.rs` and `tests/html.rs` lay the pages out in
+/// Chromium when it is installed. Long words wrap, pictures shrink, and
+/// below 40rem the page's margins narrow and the contents take one column.
+#[test]
+fn the_pages_style_has_its_narrow_screen_rules() {
+    let dir = std::env::temp_dir().join(format!("kpe-style-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("report.html");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kpe-check"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["examples/transcripts/skip-origin.json", "-q", "--html"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = std::fs::read_to_string(&html).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let doc = Page::parse(&text);
+    let viewport = doc
+        .select(&sel("meta[name]"))
+        .find(|m| m.attr("name") == Some("viewport"));
+    assert_eq!(
+        viewport.and_then(|m| m.attr("content")),
+        Some("width=device-width, initial-scale=1")
+    );
+    let style: String = texts(&doc, "style").concat();
+    let compact: String = style.split_whitespace().collect::<Vec<_>>().join(" ");
+    for rule in [
+        "overflow-wrap: break-word;",
+        "h1 { overflow-wrap: anywhere; }",
+        "svg, img { max-width: 100%; height: auto; }",
+        "@media (max-width: 40rem) {",
+        "body { padding: .5rem .75rem 3rem; }",
+        "nav ol { columns: 1;",
+        ".scroll { overflow-x: auto; }",
+    ] {
+        assert!(compact.contains(rule), "{rule}: {compact}");
+    }
+    // Every table scrolls inside its own box rather than widening the page.
+    let tables = doc.select(&sel("table")).count();
+    assert!(tables > 0);
+    assert_eq!(doc.select(&sel("div.scroll > table")).count(), tables);
+}

@@ -132,7 +132,7 @@ fn assert_reproductions(report: &Checked) {
         {
             shrunk = true;
         }
-        assert!(d.scenario_yaml().unwrap().starts_with("- id: kpe-check-"));
+        assert!(d.scenario_yaml().unwrap().starts_with("  - id: kpe-check-"));
     }
     // Each group's example is its smallest unit, shrunk further when it
     // can be: unless it is small already, one was shrunk.
@@ -862,30 +862,68 @@ fn a_suite_directory_that_does_not_load_is_bad_input() {
     }
 }
 
+/// A closed standard output (`kpe-check ... | head` once head has its
+/// lines) is not bad input (issue 44: it exited 2 when the pipe closed
+/// first): the run goes on, writes its report files and exits with its
+/// verdict's code, saying nothing. The read end is closed before anything
+/// is written, so the first write fails every time.
 #[test]
-fn kpe_check_stops_quietly_on_a_closed_pipe() {
+fn kpe_check_exits_with_its_verdict_on_a_closed_pipe() {
     let dir = tempfile::tempdir().unwrap();
     let suite = one_scenario_suite(dir.path());
     let bad = manifest_file(
         dir.path(),
         &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
     );
-    for format in ["human", "json"] {
-        // Like `kpe-check ... | head -1` once head is done.
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, kpe_engine(&[], "default", 5000).to_string()).unwrap();
+    let closed = || {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = kpe_check()
-            .arg(&bad)
-            .args(["--format", format, "--suite", suite.to_str().unwrap()])
-            .stdout(writer)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{format}: {stderr}");
-        // Nothing but the run stopping: no error, no panic, and no seed
-        // for random games that are not played.
-        assert_eq!(stderr, "", "{format}");
+        writer
+    };
+    for (manifest, code) in [(&bad, 1), (&good, 0)] {
+        for format in ["human", "json"] {
+            let junit = dir.path().join(format!("{format}-{code}.xml"));
+            let out = kpe_check()
+                .arg(manifest)
+                .args(["--format", format, "--suite", suite.to_str().unwrap()])
+                .arg("--junit")
+                .arg(&junit)
+                .stdout(closed())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(code), "{format}: {stderr}");
+            // No error and no panic: at most the seed's line.
+            assert!(
+                !stderr.contains("error") && !stderr.contains("panic"),
+                "{format}: {stderr}"
+            );
+            assert!(junit.is_file(), "{format}: the run went on to its files");
+        }
     }
+    // --list and completions too.
+    let out = kpe_check()
+        .arg(&good)
+        .args(["--list", "--suite", suite.to_str().unwrap()])
+        .stdout(closed())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    let out = kpe_check()
+        .args(["completions", "bash"])
+        .stdout(closed())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
 }
 
 #[test]
@@ -1388,4 +1426,174 @@ fn a_run_holds_a_window_of_results_not_every_game() {
     assert_eq!(random, games as usize);
     let seqs: Vec<u64> = report.units.iter().filter_map(|u| u.seq).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Reproductions that paste (issue 44)
+// ---------------------------------------------------------------------------
+
+/// The first scenario the human report prints, as printed: the lines after
+/// its `reproduce it` line, up to the blank line that ends it.
+fn printed_scenario(report: &str) -> String {
+    let mut lines = report
+        .lines()
+        .skip_while(|l| !l.contains("reproduce it: this scenario"))
+        .skip(1);
+    let mut text = String::new();
+    for line in lines.by_ref().take_while(|l| !l.is_empty()) {
+        text.push_str(line);
+        text.push('\n');
+    }
+    assert!(!text.is_empty(), "no scenario printed:\n{report}");
+    text
+}
+
+/// The id of the first scenario of `yaml`.
+fn first_id(yaml: &str) -> String {
+    let line = yaml.lines().find(|l| l.contains("- id: ")).unwrap();
+    line.split("- id: ").nth(1).unwrap().trim().to_owned()
+}
+
+/// The divergence, the reproduction, the suite copy: a scenario printed by
+/// kpe-check, appended as printed to a file of a copy of the suite, loads
+/// (`kpe suite --dir`), and `--suite DIR --games 0 --perft-depth 0` then
+/// checks exactly the suite's scenarios: the diverging engine fails that
+/// one scenario and nothing else, and the reference engine conforms.
+#[test]
+fn a_printed_scenario_appended_as_printed_to_a_suite_copy_loads_and_reproduces() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = one_scenario_suite(dir.path());
+    let bad = manifest_file(
+        dir.path(),
+        &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
+    );
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, kpe_engine(&[], "default", 5000).to_string()).unwrap();
+    let out = kpe_check()
+        .arg(&bad)
+        .args(["--suite", suite.to_str().unwrap(), "--color", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8(out.stdout).unwrap();
+    let printed = printed_scenario(&report);
+    assert!(printed.starts_with("  - id: "), "{printed}");
+    let id = first_id(&printed);
+
+    let file = suite.join("sowing.yaml");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&printed);
+    std::fs::write(&file, text).unwrap();
+    let loaded = Command::new(kpe())
+        .args(["suite", "--dir", suite.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        loaded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&loaded.stderr)
+    );
+
+    let suite_only = ["--suite", suite.to_str().unwrap(), "--games", "0"];
+    let (code, report, stderr) =
+        kpe_check_json(&bad, &[&suite_only[..], &["--perft-depth", "0"]].concat());
+    assert_eq!(code, Some(1), "{stderr}");
+    let units: Vec<(&str, &str)> = report["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["kind"] != "probe")
+        .map(|u| (u["id"].as_str().unwrap(), u["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        units,
+        [
+            ("flag-suite-first-move", "conforms"),
+            (id.as_str(), "diverges")
+        ]
+    );
+    let (code, report, stderr) =
+        kpe_check_json(&good, &[&suite_only[..], &["--perft-depth", "0"]].concat());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(unit_ids(&report, "scenario").len(), 2);
+    assert_eq!(report["units"].as_array().unwrap().len(), 2, "{report}");
+    let notes = report["summary"]["notes"].to_string();
+    assert!(notes.contains("no edge probes"), "{notes}");
+}
+
+/// `--write-scenarios FILE`: the printed reproductions appended to FILE
+/// (made with its header when absent), the result a scenario file; an id
+/// already in the suite given or in FILE is refused with exit 2 and FILE
+/// left as it was.
+#[test]
+fn write_scenarios_appends_the_reproductions_and_refuses_a_taken_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = one_scenario_suite(dir.path());
+    let bad = manifest_file(
+        dir.path(),
+        &kpe_engine(&["--rules", "skip-origin"], "default", 5000),
+    );
+    let found = dir.path().join("found.yaml");
+    let run = |extra: &[&str]| {
+        kpe_check()
+            .arg(&bad)
+            .args(["--suite", suite.to_str().unwrap(), "--color", "never"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--write-scenarios", found.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8(out.stdout).unwrap();
+    let written = std::fs::read_to_string(&found).unwrap();
+    assert!(written.starts_with(kpe::reporter::SCENARIO_FILE_HEADER));
+    // Every scenario printed is in the file, as printed.
+    let printed = printed_scenario(&report);
+    assert!(written.contains(&printed), "{written}\n---\n{printed}");
+    let file = kpe::scenario::parse_file("found.yaml", &written).unwrap();
+    assert_eq!(
+        file.scenarios.len() as u64,
+        report.matches("reproduce it: this scenario").count() as u64
+    );
+
+    // Again: every id is in FILE now.
+    let out = run(&["--write-scenarios", found.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let first = &file.scenarios[0].id;
+    assert!(
+        stderr.contains(&format!(
+            "scenario id `{first}` is already in this file; nothing was written"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&found).unwrap(), written);
+
+    // Moved into the suite: the suite's copy is what refuses it.
+    let in_suite = suite.join("found.yaml");
+    std::fs::rename(&found, &in_suite).unwrap();
+    let out = run(&["--write-scenarios", found.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("`{first}` is already in {}", in_suite.display())),
+        "{stderr}"
+    );
+    assert!(!found.exists());
+
+    // A file that does not load is named before the run.
+    std::fs::write(&found, "topic: t\nscenarios: [}\n").unwrap();
+    let out = run(&["--write-scenarios", found.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("does not load as a scenario file"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
 }

@@ -26,15 +26,18 @@ fn error_at(text: &str, line: usize, field: &str) -> String {
 }
 
 /// Regression (issue 10): the semantic errors (`command: []`, zero
-/// timeouts, `version: 2`) had no line and column.
+/// timeouts, `version: 2`, now `version: 3`) had no line and column.
 #[test]
 fn semantic_errors_name_the_line_and_column() {
     let err = error_at(
-        "{\"format\": \"kpe-engine\",\n \"version\": 2,\n \"command\": [\"e\"]}",
+        "{\"format\": \"kpe-engine\",\n \"version\": 3,\n \"command\": [\"e\"]}",
         2,
         "version",
     );
-    assert!(err.contains("this kpe-check reads version 1"), "{err}");
+    assert!(
+        err.contains("this kpe-check reads versions 1 to 2"),
+        "{err}"
+    );
     let err = error_at(
         "{\"format\": \"kpe-engine\", \"version\": 1,\n\n \"command\": []}",
         3,

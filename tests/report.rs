@@ -934,7 +934,7 @@ fn top_level_keys(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_json_report_gives_the_summary_and_verdict_before_the_units() {
+fn the_json_report_gives_the_verdict_first_and_the_summary_before_the_units() {
     // A diverging transcript, a live run and bad input.
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.json");
@@ -957,10 +957,10 @@ fn the_json_report_gives_the_summary_and_verdict_before_the_units() {
             [
                 "format",
                 "version",
-                "run",
                 "verdict",
                 "exit_code",
                 "conforms",
+                "run",
                 "error",
                 "units",
             ]
@@ -969,11 +969,11 @@ fn the_json_report_gives_the_summary_and_verdict_before_the_units() {
             [
                 "format",
                 "version",
-                "run",
-                "summary",
                 "verdict",
                 "exit_code",
                 "conforms",
+                "run",
+                "summary",
                 "groups",
                 "units",
             ]

@@ -414,3 +414,38 @@ fn the_page_renders_in_headless_chromium_without_console_errors() {
         std::fs::write(root().join("spec/img/kpe-check-report.png"), png).unwrap();
     }
 }
+
+/// Issue 44: at 400 pixels wide the page overflowed (a long title, the
+/// certificate's digest). Laid out in headless Chromium in a frame 400
+/// pixels wide, nothing reaches past the screen but inside the boxes that
+/// scroll (tables, `pre`); skipped, saying so, without `chromium`.
+#[test]
+fn the_page_fits_a_400_pixel_screen() {
+    if !chromium::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kpe = env!("CARGO_BIN_EXE_kpe");
+    let input = manifest(
+        dir.path(),
+        "an-engine-manifest-with-a-long-name-that-has-no-spaces.json",
+        &[kpe, "engine", "--fault", "capture-own-row"],
+    );
+    let (live, _, _) = page(
+        dir.path(),
+        &input,
+        &["--profiles", "default|skip-origin"],
+        1,
+    );
+    let transcript = root().join("examples/transcripts/skip-origin.json");
+    let (path, _, _) = page(dir.path(), &transcript, &[], 1);
+    for page in [live, path] {
+        let (scroll, client, offenders) = chromium::layout_width(&page, dir.path(), 400);
+        assert!(client <= 400, "{client}");
+        assert!(
+            scroll <= client && offenders.is_empty(),
+            "{}: {scroll} px wide in {client}: {offenders:?}",
+            page.display()
+        );
+    }
+}

@@ -269,3 +269,96 @@ fn list_on_a_transcript_prints_the_selected_games_in_file_order() {
         .code(2)
         .stderr(predicates::str::contains("tests/side_files.rs"));
 }
+
+/// Report files get the umask's permissions, as any file the user makes
+/// (issue 44: they were tempfile's private 0600, so a CI step running as
+/// another user could not read them). Run under `sh -c 'umask M; exec
+/// kpe-check ...'` so that the umask is the child's alone.
+#[cfg(unix)]
+#[test]
+fn report_files_get_the_umasks_permissions() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let exe = assert_cmd::cargo::cargo_bin("kpe-check");
+    for (umask, mode) in [("022", 0o644), ("077", 0o600), ("002", 0o664)] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str| dir.path().join(name);
+        let out = std::process::Command::new("sh")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .arg("-c")
+            .arg(format!("umask {umask}; exec \"$@\""))
+            .arg("sh")
+            .arg(&exe)
+            .arg("examples/transcripts/skip-origin.json")
+            .arg("--junit")
+            .arg(file("r.xml"))
+            .arg("--html")
+            .arg(file("r.html"))
+            .arg("--badge")
+            .arg(file("badge.json"))
+            .arg("--write-expect-fail")
+            .arg(file("known.txt"))
+            .arg("--write-scenarios")
+            .arg(file("found.yaml"))
+            .output()
+            .expect("sh runs");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for name in [
+            "r.xml",
+            "r.html",
+            "badge.json",
+            "badge.svg",
+            "known.txt",
+            "found.yaml",
+        ] {
+            let meta = std::fs::metadata(file(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                meta.permissions().mode() & 0o777,
+                mode,
+                "{name} under umask {umask}"
+            );
+        }
+    }
+}
+
+/// The known-failures file names its format's version on its first line
+/// (issue 44); a file without it is of version 1, and another version is
+/// refused, at its line and column, with exit 2.
+#[test]
+fn the_known_failures_file_has_a_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let known = dir.path().join("known.txt");
+    kpe_check()
+        .arg("examples/transcripts/skip-origin.json")
+        .arg("--write-expect-fail")
+        .arg(&known)
+        .assert()
+        .code(1);
+    let text = read(&known);
+    assert!(text.starts_with("# kpe-expect-fail version 1\n"), "{text}");
+    // Without the line: version 1, the same file.
+    let bare: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&known, &bare).unwrap();
+    kpe_check()
+        .arg("examples/transcripts/skip-origin.json")
+        .arg("--expect-fail")
+        .arg(&known)
+        .assert()
+        .code(0);
+    std::fs::write(&known, format!("# kpe-expect-fail version 2\n{bare}")).unwrap();
+    let out = kpe_check()
+        .arg("examples/transcripts/skip-origin.json")
+        .arg("--expect-fail")
+        .arg(&known)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(":1:27") && stderr.contains("unknown --expect-fail file version `2`"),
+        "{stderr}"
+    );
+}

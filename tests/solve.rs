@@ -16,6 +16,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use kpe::solve::{Class, Table};
 use kpe::{Player, Position, Profile, Setup, Switch, legal_moves, play};
+use predicates::prelude::PredicateBooleanExt as _;
 use rustc_hash::FxHashMap;
 
 /// Every board with an even number of stones, at most `max`, in 8 pits.
@@ -654,4 +655,113 @@ fn kpe_engine_perfect_answers_a_best_request_with_a_table_move() {
         text.lines().nth(1).unwrap().contains(r#""type":"error""#),
         "{text}"
     );
+}
+
+/// Where the tables go without `--dir` (issue 44: not the current folder):
+/// `KPE_TABLES`, else an absolute `XDG_CACHE_HOME`/kpe, else
+/// `HOME`/.cache/kpe, else `kpe-tables`; empty values count as unset.
+#[test]
+fn the_tables_folder_is_the_users_cache_unless_kpe_tables_names_one() {
+    use std::ffi::OsString;
+    use std::path::PathBuf;
+    let with = |vars: &[(&str, &str)]| {
+        let vars: Vec<(String, OsString)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        kpe::solve::tables_dir(move |name| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        })
+    };
+    let home = [("HOME", "/home/u")];
+    assert_eq!(with(&home), PathBuf::from("/home/u/.cache/kpe"));
+    assert_eq!(
+        with(&[("XDG_CACHE_HOME", "/c"), home[0]]),
+        PathBuf::from("/c/kpe")
+    );
+    // A relative XDG_CACHE_HOME is ignored, as the XDG specification says.
+    assert_eq!(
+        with(&[("XDG_CACHE_HOME", "rel"), home[0]]),
+        PathBuf::from("/home/u/.cache/kpe")
+    );
+    assert_eq!(
+        with(&[("XDG_CACHE_HOME", ""), home[0]]),
+        PathBuf::from("/home/u/.cache/kpe")
+    );
+    assert_eq!(
+        with(&[(kpe::solve::TABLES_ENV, "t"), ("XDG_CACHE_HOME", "/c")]),
+        PathBuf::from("t")
+    );
+    if !cfg!(windows) {
+        assert_eq!(with(&[]), PathBuf::from("kpe-tables"));
+    }
+}
+
+/// `kpe solve` without `--dir` writes into the user's cache folder, not
+/// the current one, and `kpe value` and `kpe engine --perfect` find the
+/// table there; `KPE_TABLES` moves all three.
+#[test]
+fn solve_value_and_perfect_play_share_the_cache_folder_by_default() {
+    let root = tempfile::tempdir().unwrap();
+    let work = root.path().join("work");
+    let cache = root.path().join("cache");
+    std::fs::create_dir_all(&work).unwrap();
+    let env = |c: &mut Command| {
+        c.current_dir(&work)
+            .env_remove(kpe::solve::TABLES_ENV)
+            .env("XDG_CACHE_HOME", &cache)
+            .env("HOME", root.path().join("home"));
+    };
+    let mut solve = kpe();
+    env(&mut solve);
+    solve
+        .args(["solve", "--stones", "4"])
+        .args(rules())
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_dir(&work).unwrap().count(),
+        0,
+        "the current folder stays empty"
+    );
+    let classes: Vec<_> = std::fs::read_dir(cache.join("kpe"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(classes.len(), 1, "{classes:?}");
+    assert!(classes[0].join("layer-04.kpet").is_file(), "{classes:?}");
+
+    let mut value = kpe();
+    env(&mut value);
+    value
+        .args(["value", "0,0,0,1/1,0,0,0 S 24/22 1234/1234"])
+        .args(rules())
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("source: the table"));
+
+    let mut perfect = kpe();
+    env(&mut perfect);
+    let asked = format!(
+        "{{\"type\":\"hello\",\"protocol\":2,\"profile\":\"{}\"}}\n{{\"type\":\"best\",\"position\":\"0,0,0,1/1,0,0,0 S 24/22 1234/1234\"}}\n{{\"type\":\"quit\"}}\n",
+        covered()
+    );
+    let out = perfect
+        .args(["engine", "--perfect"])
+        .write_stdin(asked)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("\"S4\""), "{text}");
+
+    // KPE_TABLES wins: no table there, so value searches instead.
+    let mut moved = kpe();
+    env(&mut moved);
+    moved
+        .env(kpe::solve::TABLES_ENV, root.path().join("elsewhere"))
+        .args(["value", "0,0,0,1/1,0,0,0 S 24/22 1234/1234"])
+        .args(rules())
+        .assert()
+        .stdout(predicates::str::contains("source: the table").not());
+    assert!(!root.path().join("elsewhere").join("layer-04.kpet").exists());
 }

@@ -45,6 +45,8 @@ def read_default(path=DEFAULT_FILE):
             if not line:
                 continue
             setting, value = (w.strip() for w in line.split(":", 1))
+            if setting == "version":  # the file format's version (1)
+                continue
             switch, values = SETTINGS[setting]
             on[switch] = values.index(value) == 1
     return on

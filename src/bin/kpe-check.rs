@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 use kpe::reporter::{
     BadgeSink, CheckError, Detail, ExpectFailWriter, FileKind, HtmlSink, HumanSink, JsonSink,
-    JunitSink, Pattern, Policy, PolicySink, RunVerdict, Shard, Sink, Summary, Tee,
+    JunitSink, Pattern, Policy, PolicySink, RunVerdict, ScenarioWriter, Shard, Sink, Summary, Tee,
 };
 
 #[path = "common/completed.rs"]
@@ -22,13 +22,15 @@ Exit codes:
   1  diverges: at least one rules divergence; the report shows each group once,
      the rule it breaks and a scenario that reproduces it
   2  bad input or usage: unreadable file, malformed JSON, unknown field or
-     format version, impossible start position, bad arguments (a closed
-     output pipe also ends the run quietly with 2)
+     format version, impossible start position, bad arguments
   3  errored: no divergence, but the engine could not be checked on some unit
      (it did not start, crashed, hung or broke the protocol)
   4  nothing checked: no games, or every unit skipped or filtered out
   130/143/129  interrupted by SIGINT/SIGTERM/SIGHUP: the engine is killed and
      what was checked so far is reported
+
+A closed standard output (`kpe-check ... | head`) changes nothing: the run
+goes on, writes its report files, and exits with its verdict's code.
 
 FILE is a transcript (\"format\": \"kpe-transcript\", spec/TRANSCRIPT.md; `-`
 reads standard input) or an engine manifest (\"format\": \"kpe-engine\",
@@ -165,6 +167,12 @@ struct OutputArgs {
     /// reads, so that the next run can take them as known.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     write_expect_fail: Option<PathBuf>,
+    /// Append this run's reproductions (each group's scenario, as the
+    /// report prints it) to the scenario file FILE, made when absent; an id
+    /// already in the suite the run checks (--suite DIR, else the built-in
+    /// one) or in FILE is refused (exit 2) and nothing is written.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    write_scenarios: Option<PathBuf>,
     /// Write a badge of the verdict: a shields.io endpoint JSON to FILE and
     /// an SVG beside it, FILE with the extension `.svg`.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
@@ -311,7 +319,95 @@ fn retries(text: &str) -> Result<u32, String> {
     Ok(n)
 }
 
-fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
+/// A sink writing to standard output, for which a closed pipe (the reader
+/// gone, as `head` goes once it has its lines) is not an error: from then
+/// on it takes everything and writes nothing, and the run goes on to its
+/// verdict, its exit code and its report files.
+struct Unpiped<S> {
+    sink: S,
+    closed: bool,
+}
+
+impl<S: Sink> Unpiped<S> {
+    fn new(sink: S) -> Unpiped<S> {
+        Unpiped {
+            sink,
+            closed: false,
+        }
+    }
+
+    fn unless_closed(&mut self, write: impl FnOnce(&mut S) -> io::Result<()>) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match write(&mut self.sink) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl<S: Sink> Sink for Unpiped<S> {
+    fn begin(&mut self, run: &kpe::reporter::Run) -> io::Result<()> {
+        self.unless_closed(|s| s.begin(run))
+    }
+    fn unit(&mut self, unit: &kpe::reporter::UnitResult) -> io::Result<()> {
+        self.unless_closed(|s| s.unit(unit))
+    }
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.unless_closed(|s| s.finish(summary))
+    }
+    fn fail(&mut self, error: &kpe::reporter::InputError) -> io::Result<()> {
+        self.unless_closed(|s| s.fail(error))
+    }
+}
+
+/// Writes `lines` to standard output, one a line; a closed pipe ends the
+/// writing quietly (the exit code stays the caller's).
+fn print_lines(lines: &[String]) -> Result<(), ExitCode> {
+    let mut out = io::stdout().lock();
+    for line in lines {
+        match writeln!(out, "{line}") {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) => return Err(fail(&format!("cannot write to standard output: {e}"))),
+        }
+    }
+    Ok(())
+}
+
+/// The scenario ids of the suite in `dir` (else the built-in one), each
+/// with the file it is in: those `--write-scenarios` refuses. A suite that
+/// does not load gives none (the run says why it does not load).
+fn suite_ids(dir: Option<&std::path::Path>) -> Vec<(String, String)> {
+    let suite = match dir {
+        Some(dir) => kpe::scenario::Suite::load(dir),
+        None => kpe::scenario::Suite::bundled(),
+    };
+    let folder = dir.map_or_else(
+        || kpe::scenario::Suite::BUNDLED_DIR.to_owned(),
+        |d| d.display().to_string(),
+    );
+    suite
+        .map(|suite| {
+            suite
+                .scenarios()
+                .map(|(file, s)| (s.id.clone(), format!("{folder}/{file}")))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The sinks the output flags ask for, and a run over them; `suite` is
+/// the suite directory the run checks (none: the built-in suite).
+fn with_sinks<T>(
+    args: &OutputArgs,
+    suite: Option<&std::path::Path>,
+    run: impl FnOnce(&mut dyn Sink) -> T,
+) -> T {
     let choice = match args.color {
         Color::Always => anstream::ColorChoice::Always,
         Color::Never => anstream::ColorChoice::Never,
@@ -325,12 +421,16 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
         Detail::Normal
     };
     let stdout = anstream::AutoStream::new(io::stdout().lock(), choice);
-    let mut human = HumanSink::with_detail(stdout, detail);
-    let mut json = JsonSink::new(io::stdout().lock());
+    let mut human = Unpiped::new(HumanSink::with_detail(stdout, detail));
+    let mut json = Unpiped::new(JsonSink::new(io::stdout().lock()));
     let mut junit = args.junit.clone().map(JunitSink::new);
     let mut html = args.html.clone().map(HtmlSink::new);
     let mut known = args.write_expect_fail.clone().map(ExpectFailWriter::new);
     let mut badge = args.badge.clone().map(BadgeSink::new);
+    let mut scenarios = args
+        .write_scenarios
+        .clone()
+        .map(|path| ScenarioWriter::new(path, suite_ids(suite)));
     let mut sinks: Vec<&mut dyn Sink> = Vec::new();
     match args.format {
         Format::Human => sinks.push(&mut human),
@@ -347,6 +447,11 @@ fn with_sinks<T>(args: &OutputArgs, run: impl FnOnce(&mut dyn Sink) -> T) -> T {
     }
     if let Some(b) = badge.as_mut() {
         sinks.push(b);
+    }
+    // Last: an id it refuses ends the run with exit 2 once the reports
+    // are written.
+    if let Some(w) = scenarios.as_mut() {
+        sinks.push(w);
     }
     run(&mut Tee(sinks))
 }
@@ -421,6 +526,19 @@ fn check_outputs(inputs: &[&std::path::Path], out: &OutputArgs) -> Result<(), Ex
         outputs.push(("--badge", json.as_path()));
         outputs.push(("--badge", svg.as_path()));
     }
+    if let Some(p) = &out.write_scenarios {
+        outputs.push(("--write-scenarios", p.as_path()));
+        // An existing file must load, so that it is named before the run.
+        if p.exists()
+            && let Err(e) = kpe::scenario::load_file(p)
+        {
+            return Err(fail(&format!(
+                "--write-scenarios {}: the file does not load as a scenario file, so nothing \
+                 could be appended to it:\n{e}",
+                p.display()
+            )));
+        }
+    }
     kpe::reporter::check_outputs(inputs, &outputs).map_err(|e| fail(&e.to_string()))?;
     if let Some(p) = &out.write_expect_fail {
         outputs.push(("--write-expect-fail", p.as_path()));
@@ -459,7 +577,7 @@ fn run(cli: Cli) -> ExitCode {
     let kind = match kind_of(&path, stdin_copy.as_ref()) {
         Ok(kind) => kind,
         Err(e) => {
-            with_sinks(&cli.out, |sink| sink.fail(&e).ok());
+            with_sinks(&cli.out, None, |sink| sink.fail(&e).ok());
             return fail(&e.to_string());
         }
     };
@@ -475,7 +593,9 @@ fn merge(reports: &[PathBuf], out: &OutputArgs) -> ExitCode {
     if let Err(code) = check_outputs(&inputs, out) {
         return code;
     }
-    with_sinks(out, |sink| exit(kpe::reporter::merge_files(reports, sink)))
+    with_sinks(out, None, |sink| {
+        exit(kpe::reporter::merge_files(reports, sink))
+    })
 }
 
 /// FILE `-`: standard input, copied to a temporary file, since a transcript
@@ -539,7 +659,7 @@ fn check_transcript(
     if cli.list {
         return list_games(path, file, policy, cli.jobs);
     }
-    with_sinks(&cli.out, |sink| {
+    with_sinks(&cli.out, None, |sink| {
         let mut policed = PolicySink::new(sink, policy);
         let mut options = kpe::transcripts::Options::default().named(file.display().to_string());
         if let Some(jobs) = cli.jobs {
@@ -560,21 +680,43 @@ fn check_manifest(cli: &Cli, file: &std::path::Path, policy: Policy) -> ExitCode
     if cli.list {
         return list(file, &options);
     }
-    with_sinks(&cli.out, |sink| {
+    with_sinks(&cli.out, options.suite.as_deref(), |sink| {
         exit(kpe::live::check_manifest_file(file, &options, sink))
     })
 }
 
 /// `kpe-check completions SHELL`: the completion script on standard output
-/// (a closed pipe exits 2, as for a report).
+/// (a closed pipe is no error, as for a report).
 fn completions(shell: clap_complete::Shell) -> ExitCode {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "kpe-check", &mut script);
+    if shell == clap_complete::Shell::Bash {
+        script = bash_states_agree(&String::from_utf8_lossy(&script), "kpe-check").into_bytes();
+    }
     match io::stdout().write_all(&script) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => fail(&format!("cannot write to standard output: {e}")),
     }
+}
+
+/// The bash script of clap_complete with its states spelt one way. For a
+/// name with a hyphen it walks the command line to the state
+/// `kpe__check__subcmd__merge` but labels that state's arm
+/// `kpe__subcmd__check__subcmd__merge`, so no subcommand's options ever
+/// complete (`kpe-check merge --<TAB>`; clap issues 6386 and 6421). The
+/// arms are relabelled as the walk spells them; a clap_complete that
+/// spells them alike leaves nothing to relabel.
+fn bash_states_agree(script: &str, name: &str) -> String {
+    let walked = name.replace('-', "__");
+    let labelled = name.replace('-', "__subcmd__");
+    if walked == labelled {
+        return script.to_owned();
+    }
+    script.replace(
+        &format!("{labelled}__subcmd__"),
+        &format!("{walked}__subcmd__"),
+    )
 }
 
 /// `--list`: the unit ids, without starting the engine.
@@ -585,11 +727,8 @@ fn list(file: &std::path::Path, options: &kpe::live::LiveOptions) -> ExitCode {
     };
     match kpe::live::list_units(&manifest, file, options) {
         Ok(ids) => {
-            let mut out = io::stdout().lock();
-            for id in &ids {
-                if writeln!(out, "{id}").is_err() {
-                    return ExitCode::from(2);
-                }
+            if let Err(code) = print_lines(&ids) {
+                return code;
             }
             if ids.is_empty() {
                 eprintln!("kpe-check: no unit is selected");
@@ -622,11 +761,8 @@ fn list_games(
     if let Err(e) = kpe::transcripts::check_transcript_file_with(path, &options, &mut policed) {
         return fail(&e.to_string());
     }
-    let mut out = io::stdout().lock();
-    for id in &ids.0 {
-        if writeln!(out, "{id}").is_err() {
-            return ExitCode::from(2);
-        }
+    if let Err(code) = print_lines(&ids.0) {
+        return code;
     }
     if ids.0.is_empty() {
         eprintln!("kpe-check: no unit is selected");
@@ -660,7 +796,6 @@ impl kpe::reporter::Sink for IdSink {
 fn exit(result: Result<Summary, CheckError>) -> ExitCode {
     match result {
         Ok(summary) => ExitCode::from(summary.exit_code()),
-        Err(CheckError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
         Err(CheckError::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
         Err(e) => fail(&e.to_string()),
     }

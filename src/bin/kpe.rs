@@ -98,7 +98,8 @@ enum Command {
         /// Rules profile.
         #[arg(long, value_name = "PROFILE", default_value = "default", value_parser = completed::profile(), hide_possible_values = true)]
         rules: Profile,
-        /// Print the trace as JSON.
+        /// Print the trace as one JSON object, of `"format": "kpe-play"`
+        /// and `"version": 1`.
         #[arg(long)]
         json: bool,
     },
@@ -140,8 +141,9 @@ enum Command {
         /// table under DIR (built by `kpe solve`; spec/SOLVE.md).
         #[arg(long)]
         perfect: bool,
-        /// Where the tables are, for --perfect.
-        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        /// Where the tables are, for --perfect [default: $KPE_TABLES, else
+        /// the user's cache folder: $XDG_CACHE_HOME/kpe or ~/.cache/kpe]
+        #[arg(long, value_name = "DIR", default_value_os_t = tables_dir(), hide_default_value = true)]
         dir: std::path::PathBuf,
     },
     /// Solve every position after the opening lock by retrograde analysis:
@@ -157,8 +159,9 @@ enum Command {
         /// Solve the positions with up to this many stones on the board.
         #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u8).range(0..=48))]
         stones: u8,
-        /// Where the table goes.
-        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        /// Where the table goes [default: $KPE_TABLES, else the user's
+        /// cache folder: $XDG_CACHE_HOME/kpe or ~/.cache/kpe]
+        #[arg(long, value_name = "DIR", default_value_os_t = tables_dir(), hide_default_value = true)]
         dir: std::path::PathBuf,
         /// Threads [default: the number of cores].
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -175,8 +178,9 @@ enum Command {
         #[arg(long, value_name = "PROFILE", default_value = "default",
               value_parser = completed::profile(), hide_possible_values = true)]
         rules: Profile,
-        /// Where the tables are.
-        #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
+        /// Where the tables are [default: $KPE_TABLES, else the user's
+        /// cache folder: $XDG_CACHE_HOME/kpe or ~/.cache/kpe]
+        #[arg(long, value_name = "DIR", default_value_os_t = tables_dir(), hide_default_value = true)]
         dir: std::path::PathBuf,
         /// Print the analysis as JSON.
         #[arg(long)]
@@ -550,6 +554,14 @@ fn parse_move(text: &str, position: &Position) -> Result<Pit, String> {
     text.parse::<Pit>().map_err(|e| e.to_string())
 }
 
+/// The `format` of `kpe play --json`'s object.
+const PLAY_FORMAT: &str = "kpe-play";
+
+/// The `version` of `kpe play --json`'s object (issue 44: before it, the
+/// object had neither field; its meaning was this version's). Raised when
+/// a field is added, removed or changes meaning.
+const PLAY_VERSION: u32 = 1;
+
 fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCode {
     let mut game = Game::new(from, rules);
     let mut plies = Vec::new();
@@ -603,6 +615,8 @@ fn play(moves: &[String], from: Position, rules: Profile, json: bool) -> ExitCod
     }
     if json {
         let out = serde_json::json!({
+            "format": PLAY_FORMAT,
+            "version": PLAY_VERSION,
             "rules": rules,
             "start": from,
             "plies": plies,
@@ -888,4 +902,10 @@ fn value(
             ExitCode::from(2)
         }
     }
+}
+
+/// The tables' folder when `--dir` is not given: `KPE_TABLES`, else the
+/// user's cache folder ([`kpe::solve::tables_dir`]).
+fn tables_dir() -> std::path::PathBuf {
+    kpe::solve::tables_dir(|name| std::env::var_os(name))
 }

@@ -48,8 +48,10 @@ use crate::profile::ParseProfileError;
 
 /// The `format` field of the JSON report.
 pub const FORMAT: &str = "kpe-dispute";
-/// The `version` field of the JSON report.
-pub const VERSION: u32 = 1;
+/// The `version` field of the JSON report. Version 2 (issue 44) is
+/// version 1 with the fields added since: `best_play` (part 5),
+/// `perft.from_suite` and a pairing's `winner_changed`.
+pub const VERSION: u32 = 2;
 
 /// Why a dispute could not be computed.
 #[derive(Debug)]

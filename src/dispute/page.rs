@@ -283,11 +283,19 @@ fn scenario(s: &ScenarioDiff, alt: &str) -> Markup {
     let from = s.first_difference.saturating_sub(BEFORE);
     let to = (s.first_difference + AFTER).min(s.plies.len() - 1);
     for p in &s.plies[from..=to] {
+        // The legal moves too, as the text report gives them: a first
+        // difference in the legal moves alone would otherwise show two
+        // identical cells.
         let cell = |step: &super::scenarios::Step| {
             let mut m = Markup::text(&step.did);
             if let Some(pos) = step.position {
                 m.push(html::line_break());
                 m.push(Markup::code(&pos.to_string()));
+                m.push(html::line_break());
+                m.push(Markup::text(&format!(
+                    "legal: {}",
+                    super::text::pits(&step.legal)
+                )));
             }
             m
         };

@@ -66,9 +66,9 @@ pub struct Example {
     /// The pits whose contents differ between the two answers (or the pits
     /// legal under one reading only).
     pub marks: Vec<Pit>,
-    /// Two scenarios ready to paste under `scenarios:` in a
-    /// `conformance/*.yaml` file: the default's answer and the
-    /// alternative's, each pinned to its reading.
+    /// Two scenarios indented as the entries of a `conformance/*.yaml`
+    /// file's `scenarios:` list, so that appended to one they load: the
+    /// default's answer and the alternative's, each pinned to its reading.
     pub yaml: String,
 }
 
@@ -325,7 +325,7 @@ fn example(found: Found, alternative: Profile, k: usize) -> Example {
         scenario(&found, &default, Profile::DEFAULT, alternative, &id),
         scenario(&found, &alt, alternative, alternative, &id),
     ];
-    let yaml = serde_yaml::to_string(&scenarios).unwrap_or_default();
+    let yaml = crate::scenario::scenario_entries(&[&scenarios[0], &scenarios[1]]);
     Example {
         start: found.start,
         stones: found.start.board_stones(),
@@ -479,12 +479,11 @@ mod tests {
             let part = search(profile, &options);
             assert!(!part.examples.is_empty(), "{switch}");
             for e in &part.examples {
-                let scenarios: Vec<Scenario> = serde_yaml::from_str(&e.yaml).unwrap();
-                // The loader's own checks accept them as pasted.
-                let indented: String = e.yaml.lines().map(|l| format!("  {l}\n")).collect();
-                let file = format!("topic: pasted\nscenarios:\n{indented}");
-                crate::scenario::parse_file("pasted.yaml", &file)
-                    .unwrap_or_else(|err| panic!("{switch}: {err}\n{file}"));
+                // The loader's own checks accept them appended as printed.
+                let file = format!("topic: pasted\nscenarios:\n{}", e.yaml);
+                let scenarios = crate::scenario::parse_file("pasted.yaml", &file)
+                    .unwrap_or_else(|err| panic!("{switch}: {err}\n{file}"))
+                    .scenarios;
                 assert_eq!(scenarios.len(), 2);
                 for s in &scenarios {
                     assert!(s.profiles().count() > 0);

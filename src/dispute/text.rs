@@ -333,8 +333,8 @@ fn smallest(out: &mut String, d: &Dispute) {
         }
         let _ = writeln!(
             out,
-            "  as scenarios (paste under `scenarios:`):\n{}",
-            indent(&e.yaml)
+            "  as scenarios (append as printed to a conformance/*.yaml file):\n{}",
+            e.yaml
         );
     }
 }

@@ -394,7 +394,8 @@ fn one_board(svg: &mut String, b: &Board<'_>) {
 /// The inline style sheet of every page.
 const STYLE: &str = "
 :root { color-scheme: light; }
-body { font: 16px/1.5 system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem 2rem 4rem; color: #1d1d1f; background: #fdfcf8; }
+body { font: 16px/1.5 system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem 2rem 4rem; color: #1d1d1f; background: #fdfcf8; overflow-wrap: break-word; }
+h1 { overflow-wrap: anywhere; }
 h1 { font-size: 1.8rem; margin: 1rem 0 .5rem; }
 h2 { font-size: 1.35rem; margin-top: 2.5rem; border-bottom: 2px solid #e5dcc3; padding-bottom: .2rem; }
 h3 { font-size: 1.1rem; margin-top: 1.6rem; }
@@ -425,6 +426,16 @@ svg .side { font: 13px system-ui, sans-serif; fill: #333; }
 svg .caption { font: bold 14px system-ui, sans-serif; fill: #1d1d1f; }
 nav ol { columns: 2; }
 footer { margin-top: 3rem; color: #666; font-size: .9rem; }
+svg, img { max-width: 100%; height: auto; }
+@media (max-width: 40rem) {
+  body { padding: .5rem .75rem 3rem; }
+  h1 { font-size: 1.4rem; }
+  h2 { font-size: 1.2rem; }
+  nav ol { columns: 1; padding-left: 1.2rem; }
+  th, td { padding: .25rem .4rem; }
+  dd { margin-left: 1rem; }
+  pre { padding: .6rem .6rem; }
+}
 ";
 
 /// A whole page: title, an optional introduction, sections with a table of

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::Pit;
 use crate::position::Position;
-use crate::scenario::{PerftFile, PerftTable, Scenario};
+use crate::scenario::{PerftTable, Scenario};
 
 use super::rules::RuleSet;
 
@@ -36,8 +36,7 @@ pub struct Divergence {
     pub scenario: Option<Scenario>,
     /// For a perft count that is wrong although every one-move answer below
     /// it is right: the smallest subtree whose count differs, as a perft
-    /// table that reproduces it (to paste under `tables:` in
-    /// `conformance/perft.yaml`).
+    /// table that reproduces it (to append to `conformance/perft.yaml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perft: Option<PerftTable>,
     /// With [`Divergence::perft`]: every count the engine gave on the way
@@ -62,25 +61,23 @@ pub struct PerftClaim {
 }
 
 impl Divergence {
-    /// The scenario as YAML, ready to paste under `scenarios:` in a
-    /// `conformance/*.yaml` file.
+    /// The scenario as YAML, indented as the entries of a suite file's
+    /// `scenarios:` list ([`crate::scenario::as_entries`]): appended as it
+    /// is to a `conformance/*.yaml` file, it loads.
     #[must_use]
     pub fn scenario_yaml(&self) -> Option<String> {
         let scenario = self.scenario.as_ref()?;
-        Some(serde_yaml::to_string(&[scenario]).expect("a scenario serialises to YAML"))
+        Some(crate::scenario::scenario_entries(&[scenario]))
     }
 
-    /// The perft table as YAML, ready to paste under `tables:` in
-    /// `conformance/perft.yaml`.
+    /// The perft table as YAML, indented as the entries of
+    /// `conformance/perft.yaml`'s `tables:` list: appended to that file, it
+    /// loads.
     #[must_use]
     pub fn perft_yaml(&self) -> Option<String> {
         let table = self.perft.as_ref()?;
-        let file = PerftFile {
-            description: String::new(),
-            tables: vec![table.clone()],
-        };
-        let text = serde_yaml::to_string(&file).expect("a perft table serialises to YAML");
-        Some(text.trim_start_matches("tables:\n").to_owned())
+        let text = serde_yaml::to_string(&[table]).expect("a perft table serialises to YAML");
+        Some(crate::scenario::as_entries(&text))
     }
 
     /// The names of the differing fields, in order.

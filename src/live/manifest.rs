@@ -14,8 +14,14 @@ use crate::profile::Profile;
 use crate::reporter::{InputError, InputErrorKind};
 use crate::scenario::{LimitedRead, line_column, read_limited};
 
-/// The only manifest version this crate reads.
-pub const MANIFEST_VERSION: u32 = 1;
+/// The manifest version this crate writes and documents. Version 2
+/// (issue 44) is version 1 with the field `pipeline` added; a version-1
+/// manifest means what it meant (one request at a time).
+pub const MANIFEST_VERSION: u32 = 2;
+
+/// The oldest manifest version read. (A version-1 manifest that sets
+/// `pipeline`, as the builds before version 2 let it, is read with it.)
+pub const OLDEST_MANIFEST_VERSION: u32 = 1;
 
 /// The largest manifest file read, in bytes: a manifest is a few lines.
 pub const MAX_MANIFEST: u64 = 1 << 20;
@@ -54,13 +60,14 @@ pub const MAX_PIPELINE: u32 = 64;
     title = "kpe engine manifest, version 1",
     description = "How kpe-check starts an engine that speaks the kpe engine protocol (spec/PROTOCOL.md), the rules it claims, and how much to test it. Relative paths are relative to the manifest's directory."
 )]
-#[schemars(extend("$id" = "urn:kpe:schema:manifest:1"))]
+#[schemars(extend("$id" = "urn:kpe:schema:manifest:2"))]
 pub struct Manifest {
     /// Always `kpe-engine`: tells kpe-check this file is an engine manifest.
     pub format: Format,
-    /// Always 1.
-    #[serde(deserialize_with = "version_one")]
-    #[schemars(range(min = 1, max = 1))]
+    /// 2 ([`MANIFEST_VERSION`]); 1, the version before `pipeline`, is
+    /// still read.
+    #[serde(deserialize_with = "known_version")]
+    #[schemars(range(min = 1, max = 2))]
     pub version: u32,
     /// The program and its arguments, e.g. `["python3", "engine.py"]`. A
     /// program given as a relative path with a `/` is taken relative to the
@@ -316,11 +323,11 @@ fn object<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result
     d.deserialize_map(Object(std::marker::PhantomData))
 }
 
-fn version_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+fn known_version<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     let version = u32::deserialize(d)?;
-    if version != MANIFEST_VERSION {
+    if !(OLDEST_MANIFEST_VERSION..=MANIFEST_VERSION).contains(&version) {
         return Err(serde::de::Error::custom(format!(
-            "unknown manifest version {version}: this kpe-check reads version {MANIFEST_VERSION}"
+            "unknown manifest version {version}: this kpe-check reads versions {OLDEST_MANIFEST_VERSION} to {MANIFEST_VERSION}"
         )));
     }
     Ok(version)
@@ -712,11 +719,17 @@ mod tests {
         assert!(err.contains("unknown field `comand`"), "{err}");
         let err = parse(r#"{"format":"kpe-transcript","version":1,"command":["e"]}"#).unwrap_err();
         assert!(err.contains("kpe-engine"), "{err}");
-        let err = parse(r#"{"format":"kpe-engine","version":2,"command":["e"]}"#).unwrap_err();
+        let err = parse(r#"{"format":"kpe-engine","version":3,"command":["e"]}"#).unwrap_err();
         assert!(
-            err.contains("version") && err.contains("version 2"),
+            err.contains("unknown manifest version 3") && err.contains("versions 1 to 2"),
             "{err}"
         );
+        for version in [1, 2] {
+            let text = format!(
+                r#"{{"format":"kpe-engine","version":{version},"command":["e"],"pipeline":4}}"#
+            );
+            assert_eq!(parse(&text).unwrap().pipeline, 4, "version {version}");
+        }
         let err = parse(r#"{"format":"kpe-engine","version":1,"command":[]}"#).unwrap_err();
         assert!(err.contains("command"), "{err}");
         let err = parse(r#"{"format":"kpe-engine","version":1,"command":["e"],"profile":"x"}"#)

@@ -21,6 +21,7 @@ mod manifest;
 mod pin;
 mod plan;
 mod process;
+mod progress;
 mod quick_reply;
 mod quick_write;
 mod repro;
@@ -35,8 +36,8 @@ pub mod units;
 pub use bugs::{Bug, Session as BugSession};
 pub use engine::{DOUBLED_WAIT, Engine, EngineInfo, Failure, FailureKind};
 pub use manifest::{
-    AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, PerftPlan, Profiles,
-    RandomPlan, Timeouts, schema as manifest_schema,
+    AllProfiles, Format, MANIFEST_VERSION, Manifest, ManifestError, OLDEST_MANIFEST_VERSION,
+    PerftPlan, Profiles, RandomPlan, Timeouts, schema as manifest_schema,
 };
 pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES, MAX_PIPELINE};
 pub use process::{EXIT_GRACE, WALL_FACTOR, WALL_FLOOR, wall_cap};

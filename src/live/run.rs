@@ -341,8 +341,14 @@ fn prepare<'a>(
     // Coverage of the whole plan, before the shard's share is taken: every
     // shard reports the same, so that merged shards say what the
     // unsharded run says.
-    for (index, &profile) in profiles.iter().enumerate() {
-        summary.note(edge_coverage(&plan, index, profile));
+    if games == 0 {
+        summary.note(
+            "no edge probes: they are drawn from the seed with the random games, and --games is 0",
+        );
+    } else {
+        for (index, &profile) in profiles.iter().enumerate() {
+            summary.note(edge_coverage(&plan, index, profile));
+        }
     }
     let planned = options.shard.map(|_| plan.selected());
     let certificate = Certificate {
@@ -395,7 +401,10 @@ fn roots(starts: Vec<Position>, suite: &Suite) -> Vec<Position> {
 
 /// Every unit of the run, profile by profile: the suite's scenarios, perft,
 /// the random games (made when the plan reaches them) and the edge
-/// positions. A perft cut by the node budget is noted in `summary`.
+/// positions. The edge probes are the seed's, as the games are: with no
+/// random game (`--games 0`) there is none, so that `--games 0
+/// --perft-depth 0` checks the suite's scenarios and nothing else. A perft
+/// cut by the node budget is noted in `summary`.
 fn every_unit(
     suite_dir: &Path,
     suite: &Suite,
@@ -426,10 +435,14 @@ fn every_unit(
             ));
         }
         before.extend(perft.into_iter().map(|u| Arc::new(u) as Arc<dyn Unit>));
-        let after: Vec<Arc<dyn Unit>> = super::units::edge_units(profile, random.seed)
-            .into_iter()
-            .map(|u| Arc::new(u) as Arc<dyn Unit>)
-            .collect();
+        let after: Vec<Arc<dyn Unit>> = if random.games == 0 {
+            Vec::new()
+        } else {
+            super::units::edge_units(profile, random.seed)
+                .into_iter()
+                .map(|u| Arc::new(u) as Arc<dyn Unit>)
+                .collect()
+        };
         all.push(ProfileUnits {
             profile,
             before,
@@ -615,7 +628,7 @@ fn run_plan(
     make: &(dyn Fn(Profile) -> Engine + Sync),
     spool: &super::spool::FactSpool,
 ) -> schedule::Ran {
-    let progress = Progress::new(options.progress, plan.len() as u64);
+    let progress = super::progress::Progress::new(options.progress, plan.len() as u64);
     let interrupted = || super::interrupt::interrupted().is_some();
     let jobs = options
         .jobs
@@ -1345,38 +1358,4 @@ fn fresh_seed() -> u64 {
     // get different seeds; 32 bits keep the number short to type.
     let mixed = (nanos as u64) ^ u64::from(std::process::id()).rotate_left(17);
     mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
-}
-
-/// Progress on stderr, drawn only on a terminal: units done, rate and ETA.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Progress {
-    fn new(wanted: bool, len: u64) -> Progress {
-        use std::io::IsTerminal;
-        if !wanted || !std::io::stderr().is_terminal() {
-            return Progress { bar: None };
-        }
-        let bar = indicatif::ProgressBar::new(len);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{prefix:>9} [{bar:30}] {pos}/{len} units, {per_sec}, ETA {eta}",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar.set_prefix("kpe-check");
-        Progress { bar: Some(bar) }
-    }
-
-    fn tick(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
 }

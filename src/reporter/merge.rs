@@ -18,8 +18,8 @@ use super::input::CheckError;
 use super::input::{InputError, InputErrorKind};
 use super::render::Sink;
 use super::report::{
-    Counts, JsonReport, MAX_SHARDS, ProfileSummary, REPORT_FORMAT, REPORT_VERSION, Run, Summary,
-    Verdict,
+    Counts, JsonReport, MAX_SHARDS, OLDEST_REPORT_VERSION, ProfileSummary, REPORT_FORMAT,
+    REPORT_VERSION, Run, Summary, Verdict,
 };
 use crate::judge::reading_from;
 use crate::judge::{Explanation, Tally};
@@ -197,12 +197,12 @@ pub fn parse_report_bytes(file: &str, bytes: &[u8]) -> Result<JsonReport, CheckE
             ),
         ));
     }
-    if report.version != REPORT_VERSION {
+    if !(OLDEST_REPORT_VERSION..=REPORT_VERSION).contains(&report.version) {
         return Err(bad(
             file,
             "version",
             format!(
-                "report version {} is not read by this kpe-check (it reads {REPORT_VERSION})",
+                "report version {} is not read by this kpe-check (it reads {OLDEST_REPORT_VERSION} to {REPORT_VERSION})",
                 report.version
             ),
         ));

@@ -20,10 +20,7 @@ use std::path::{Path, PathBuf};
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let named =
         |e: io::Error| io::Error::new(e.kind(), format!("{}: {}", path.display(), os_words(&e)));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".kpe-report-")
-        .tempfile_in(folder_of(path))
-        .map_err(named)?;
+    let mut temp = beside(path).map_err(named)?;
     temp.write_all(bytes).map_err(named)?;
     temp.as_file_mut().flush().map_err(named)?;
     temp.persist(path).map_err(|e| named(e.error))?;
@@ -45,15 +42,28 @@ pub fn write_atomically_with(
 ) -> io::Result<()> {
     let named =
         |e: io::Error| io::Error::new(e.kind(), format!("{}: {}", path.display(), os_words(&e)));
-    let temp = tempfile::Builder::new()
-        .prefix(".kpe-report-")
-        .tempfile_in(folder_of(path))
-        .map_err(named)?;
+    let temp = beside(path).map_err(named)?;
     let mut out = io::BufWriter::new(temp);
     write(&mut out).map_err(named)?;
     let temp = out.into_inner().map_err(|e| named(e.into_error()))?;
     temp.persist(path).map_err(|e| named(e.error))?;
     Ok(())
+}
+
+/// A temporary file in the folder of `path`, to be renamed onto it. It is
+/// made with the permissions any new file gets (read and write for all,
+/// less the umask: 0644 under umask 022), as a report written in place
+/// would be, not tempfile's private 0600: a report is for sharing, and a
+/// CI step running as another user must be able to read it.
+fn beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".kpe-report-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(folder_of(path))
 }
 
 /// The operating system's words for `e`, without the name of the scratch

@@ -89,6 +89,16 @@ impl fmt::Display for Pattern {
     }
 }
 
+/// The version of the `--expect-fail` file format, named by a comment line
+/// `# kpe-expect-fail version 1` (which `--write-expect-fail` writes first).
+/// A file without that line is of version 1, the format as it was before
+/// the line existed; another version is refused.
+pub const EXPECT_FAIL_VERSION: u32 = 1;
+
+/// The words of the comment that names an `--expect-fail` file's version,
+/// before the number.
+pub const EXPECT_FAIL_VERSION_TAG: &str = "kpe-expect-fail version";
+
 /// The largest `--expect-fail` file read, in bytes.
 pub const MAX_EXPECT_FAIL: u64 = 1 << 20;
 
@@ -224,6 +234,26 @@ impl Policy {
                         if c == '\0' { ", a NUL byte" } else { "" }
                     ),
                 ));
+            }
+            if let Some(version) = raw
+                .trim_start()
+                .strip_prefix('#')
+                .and_then(|c| c.trim_start().strip_prefix(EXPECT_FAIL_VERSION_TAG))
+            {
+                let version = version.trim();
+                if version != EXPECT_FAIL_VERSION.to_string() {
+                    let column = raw.find(version).map_or(1, |c| c + 1);
+                    return Err(InputError::at(
+                        file,
+                        "",
+                        k + 1,
+                        column,
+                        format!(
+                            "unknown --expect-fail file version `{version}`: this kpe-check reads version {EXPECT_FAIL_VERSION} (or a file that names none)"
+                        ),
+                    ));
+                }
+                continue;
             }
             let line = raw.split('#').next().unwrap_or("").trim_end();
             let words: Vec<&str> = line.split_whitespace().collect();

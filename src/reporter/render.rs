@@ -191,20 +191,16 @@ pub(crate) fn divergence_text(unit: &UnitResult, d: &Divergence) -> String {
     if let Some(yaml) = d.scenario_yaml() {
         let _ = writeln!(
             s,
-            "\n  {HEAD}reproduce it{HEAD:#}: this scenario, pasted under `scenarios:` in a conformance/*.yaml file, pins the rules' answer"
+            "\n  {HEAD}reproduce it{HEAD:#}: this scenario, appended as printed to a conformance/*.yaml file (or with --write-scenarios FILE), pins the rules' answer"
         );
-        for line in yaml.lines() {
-            let _ = writeln!(s, "    {line}");
-        }
+        s.push_str(&yaml);
     }
     if let Some(yaml) = d.perft_yaml() {
         let _ = writeln!(
             s,
-            "\n  {HEAD}reproduce it{HEAD:#}: this perft table, pasted under `tables:` in conformance/perft.yaml, pins the rules' counts"
+            "\n  {HEAD}reproduce it{HEAD:#}: this perft table, appended as printed to conformance/perft.yaml, pins the rules' counts"
         );
-        for line in yaml.lines() {
-            let _ = writeln!(s, "    {line}");
-        }
+        s.push_str(&yaml);
     }
     s
 }
@@ -652,9 +648,9 @@ impl<W: Write> Sink for HumanSink<W> {
 // ---------------------------------------------------------------------------
 
 /// The JSON report (`--format json`): one object of the shape of
-/// [`JsonReport`] (`spec/report.schema.json`), its summary and verdict
-/// first: `format`, `version`, `run` (with the certificate), `summary`,
-/// `verdict`, `exit_code`, `conforms`, `groups`, then `units`. Units are
+/// [`JsonReport`] (`spec/report.schema.json`), its verdict first:
+/// `format`, `version`, `verdict`, `exit_code`, `conforms`, `run` (with
+/// the certificate), `summary`, `groups`, then `units`. Units are
 /// kept in a temporary file as they come (in memory if none can be made)
 /// and copied after the summary, so memory stays bounded; when the input
 /// turns out bad half-way the report is still whole, with an `error`
@@ -719,12 +715,17 @@ impl<W: Write> JsonSink<W> {
         self.out
     }
 
-    /// The report's head, up to the summary's fields.
-    fn head(&mut self) -> io::Result<()> {
+    /// The report's head: the format and version, then the outcome
+    /// (`verdict`, `exit_code`, `conforms`), then the run, so that the
+    /// first hundred bytes say how the run ended however large the run's
+    /// header (a certificate of many profiles) is.
+    fn head(&mut self, verdict: RunVerdict, exit_code: u8, conforms: bool) -> io::Result<()> {
         write!(
             self.out,
-            "{{\"format\":{},\"version\":{REPORT_VERSION},\"run\":{}",
+            "{{\"format\":{},\"version\":{REPORT_VERSION},\"verdict\":{},\"exit_code\":{},\"conforms\":{conforms},\"run\":{}",
             serde_json::to_string(REPORT_FORMAT)?,
+            serde_json::to_string(&verdict)?,
+            exit_code,
             serde_json::to_string(&self.run)?
         )
     }
@@ -789,28 +790,21 @@ impl<W: Write> Sink for JsonSink<W> {
             .into_iter()
             .map(GroupRef::from)
             .collect();
-        let verdict = summary.verdict();
-        self.head()?;
+        self.head(summary.verdict(), summary.exit_code(), summary.conforms())?;
         write!(
             self.out,
-            ",\"summary\":{},\"verdict\":{},\"exit_code\":{},\"conforms\":{},\"groups\":{}",
+            ",\"summary\":{},\"groups\":{}",
             serde_json::to_string(summary)?,
-            serde_json::to_string(&verdict)?,
-            summary.exit_code(),
-            summary.conforms(),
             serde_json::to_string(&groups)?,
         )?;
         self.tail()
     }
 
     fn fail(&mut self, error: &InputError) -> io::Result<()> {
-        let verdict = RunVerdict::BadInput;
-        self.head()?;
+        self.head(RunVerdict::BadInput, RunVerdict::BadInput.exit_code(), false)?;
         write!(
             self.out,
-            ",\"verdict\":{},\"exit_code\":{},\"conforms\":false,\"error\":{}",
-            serde_json::to_string(&verdict)?,
-            verdict.exit_code(),
+            ",\"error\":{}",
             serde_json::to_string(&input_error_report(error))?
         )?;
         self.tail()
@@ -833,10 +827,14 @@ pub fn parse_json_report(text: &str) -> Result<JsonReport, String> {
             e.path()
         )
     })?;
-    if report.format != REPORT_FORMAT || report.version != REPORT_VERSION {
+    if report.format != REPORT_FORMAT
+        || !(super::OLDEST_REPORT_VERSION..=REPORT_VERSION).contains(&report.version)
+    {
         return Err(format!(
-            "not a kpe-check report of version {REPORT_VERSION}: format {:?}, version {}",
-            report.format, report.version
+            "not a kpe-check report of version {} to {REPORT_VERSION}: format {:?}, version {}",
+            super::OLDEST_REPORT_VERSION,
+            report.format,
+            report.version
         ));
     }
     Ok(report)
@@ -1429,5 +1427,55 @@ mod tests {
             xml.contains(&format!("time=\"{}\"", seconds(total))),
             "{total}"
         );
+    }
+
+    #[test]
+    fn the_json_report_says_its_verdict_in_its_first_hundred_bytes() {
+        // Issue 44: with --profiles all the verdict came after the run's
+        // header and the summary, at byte 47,390.
+        let mut run = Run::new(
+            "m.json".to_owned(),
+            RunKind::Engine,
+            crate::profile::Profile::default(),
+        );
+        run.profiles = crate::profile::Profile::all().collect();
+        let mut summary = Summary::default();
+        for p in crate::profile::Profile::all() {
+            summary.profiles.push(super::super::ProfileSummary {
+                profile: p,
+                counts: super::super::Counts::default(),
+                verdict: RunVerdict::NothingChecked,
+                reading: None,
+                explanations: Vec::new(),
+            });
+        }
+        for (finish, verdict) in [
+            (
+                true,
+                "\"verdict\":\"nothing-checked\",\"exit_code\":4,\"conforms\":false,",
+            ),
+            (
+                false,
+                "\"verdict\":\"bad-input\",\"exit_code\":2,\"conforms\":false,",
+            ),
+        ] {
+            let mut sink = JsonSink::new(Vec::new());
+            sink.begin(&run).unwrap();
+            if finish {
+                sink.finish(&summary).unwrap();
+            } else {
+                let error = InputError {
+                    file: "m.json".to_owned(),
+                    kind: InputErrorKind::Read(io::Error::other("gone")),
+                };
+                sink.fail(&error).unwrap();
+            }
+            let text = String::from_utf8(sink.into_inner()).unwrap();
+            assert!(text.len() > 1000, "{text}");
+            let at = text.find(verdict).unwrap_or_else(|| panic!("{text}"));
+            assert!(at < 100, "the verdict is at byte {at}: {text}");
+            let report = parse_json_report(&text).unwrap();
+            assert_eq!(report.run.unwrap().profiles.len(), 32);
+        }
     }
 }

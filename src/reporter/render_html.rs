@@ -427,8 +427,8 @@ fn divergence_block(d: &Divergence) -> Markup {
             "p",
             None,
             Markup::markdown(
-                "Reproduce it: this scenario, pasted under `scenarios:` in a `conformance/*.yaml` \
-                 file, pins the rules' answer.",
+                "Reproduce it: this scenario, appended as shown to a `conformance/*.yaml` \
+                 file (or written there by `--write-scenarios FILE`), pins the rules' answer.",
             ),
         ));
         out.push(html::pre(&yaml));

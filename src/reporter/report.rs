@@ -14,8 +14,15 @@ use crate::transcript::Engine;
 pub const REPORT_FORMAT: &str = "kpe-check-report";
 
 /// The `version` of the JSON report format described by
-/// `spec/report.schema.json`.
-pub const REPORT_VERSION: u32 = 2;
+/// `spec/report.schema.json`. Version 3 (issue 44) is version 2 with the
+/// fields added since: `run.certificate.planned` and `transcript`, a
+/// divergence's `perft`, a unit's `retried` and `unexplained`, each
+/// optional; their absence means what it meant in version 2.
+pub const REPORT_VERSION: u32 = 3;
+
+/// The oldest report version `kpe-check merge` reads: a version-2 report
+/// is read by its own meaning (none of version 3's added fields).
+pub const OLDEST_REPORT_VERSION: u32 = 2;
 
 /// kpe-check's own version, as the certificate states it.
 pub const KPE_CHECK_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -969,22 +976,17 @@ impl Collected {
 }
 
 /// The JSON report (`--format json`), as `spec/report.schema.json`
-/// describes it, in the order [`super::JsonSink`] writes it: the summary
-/// and verdict before the units; `kpe-check merge` reads it back.
+/// describes it, in the order [`super::JsonSink`] writes it: the verdict
+/// first, the summary before the units; `kpe-check merge` reads it back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("$id" = "urn:kpe:schema:report:2"))]
+#[schemars(extend("$id" = "urn:kpe:schema:report:3"))]
 pub struct JsonReport {
     /// Always [`REPORT_FORMAT`].
     pub format: String,
-    /// Always [`REPORT_VERSION`].
+    /// [`REPORT_VERSION`] when written; [`OLDEST_REPORT_VERSION`] and up
+    /// are read.
     pub version: u32,
-    /// The run's header; absent when the input was bad before it was known.
-    #[serde(default)]
-    pub run: Option<Run>,
-    /// The totals; absent when the run stopped on bad input.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<Summary>,
     /// The run's verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<RunVerdict>,
@@ -994,6 +996,12 @@ pub struct JsonReport {
     /// Whether the run passes (exit code 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conforms: Option<bool>,
+    /// The run's header; absent when the input was bad before it was known.
+    #[serde(default)]
+    pub run: Option<Run>,
+    /// The totals; absent when the run stopped on bad input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
     /// The bad input that stopped the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<InputErrorReport>,

@@ -53,7 +53,12 @@ impl ExpectFailWriter {
     /// The file's text.
     #[must_use]
     pub fn text(&self) -> String {
-        let mut out = String::from(
+        let mut out = format!(
+            "# {} {}\n",
+            super::EXPECT_FAIL_VERSION_TAG,
+            super::EXPECT_FAIL_VERSION
+        );
+        out.push_str(
             "# Known divergences, written by kpe-check --write-expect-fail: pass this\n\
              # file to --expect-fail so that they do not fail the run (spec/REPORT.md).\n",
         );
@@ -301,6 +306,136 @@ impl Sink for BadgeSink {
     }
 }
 
+/// `--write-scenarios FILE`: the run's reproductions (the scenario of each
+/// group's example, as the reports print them) appended to the scenario
+/// file `FILE`, which is made, with a header, when absent. Written when the
+/// run is over, through a temporary file renamed into place; nothing is
+/// written when an id is already taken (in the suite the run was given,
+/// or in `FILE`) or when the appended text would not extend `FILE`'s
+/// `scenarios:` list. Perft reproductions (which go to `perft.yaml`) are
+/// not written.
+pub struct ScenarioWriter {
+    path: PathBuf,
+    taken: Vec<(String, String)>,
+    groups: super::Groups,
+}
+
+/// The start of a scenario file `--write-scenarios` makes.
+pub const SCENARIO_FILE_HEADER: &str = "\
+# Reproductions written by kpe-check --write-scenarios: each scenario pins
+# the rules' answer where an engine diverged (spec/SCENARIOS.md).
+version: 1
+topic: reproductions
+scenarios:
+";
+
+impl ScenarioWriter {
+    /// A writer of the file at `path`, refusing the scenario ids of
+    /// `taken` (each with where it is, for the message).
+    #[must_use]
+    pub fn new(path: PathBuf, taken: Vec<(String, String)>) -> ScenarioWriter {
+        ScenarioWriter {
+            path,
+            taken,
+            groups: super::Groups::default(),
+        }
+    }
+
+    /// The reproductions of the units seen so far, in report order.
+    #[must_use]
+    pub fn scenarios(&self) -> Vec<&crate::scenario::Scenario> {
+        self.groups
+            .sorted()
+            .into_iter()
+            .filter(|g| g.verdict != Verdict::Errored)
+            .filter_map(|g| g.example.divergence.as_ref()?.scenario.as_ref())
+            .collect()
+    }
+
+    /// The file's new text: its old text (or the header) and the
+    /// reproductions.
+    ///
+    /// # Errors
+    ///
+    /// `FILE` cannot be read or does not load, an id is taken, or the
+    /// result would not load with the new scenarios in it: the message
+    /// says which and where.
+    pub fn text(&self) -> Result<Option<String>, String> {
+        let new = self.scenarios();
+        if new.is_empty() {
+            return Ok(None);
+        }
+        let name = self.path.display().to_string();
+        let old = match std::fs::read_to_string(&self.path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("{name}: cannot read it: {e}")),
+        };
+        let old_ids: Vec<String> = match &old {
+            Some(text) => crate::scenario::parse_file(&name, text)
+                .map_err(|e| format!("{name} does not load as a scenario file:\n{e}"))?
+                .scenarios
+                .into_iter()
+                .map(|s| s.id)
+                .collect(),
+            None => Vec::new(),
+        };
+        for s in &new {
+            if let Some((_, place)) = self.taken.iter().find(|(id, _)| *id == s.id) {
+                return Err(format!(
+                    "{name}: scenario id `{}` is already in {place}; nothing was written",
+                    s.id
+                ));
+            }
+            if old_ids.contains(&s.id) {
+                return Err(format!(
+                    "{name}: scenario id `{}` is already in this file; nothing was written",
+                    s.id
+                ));
+            }
+        }
+        let mut text = old.unwrap_or_else(|| SCENARIO_FILE_HEADER.to_owned());
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&crate::scenario::scenario_entries(&new));
+        let extended = crate::scenario::parse_file(&name, &text)
+            .map(|f| f.scenarios.len() == old_ids.len() + new.len())
+            .unwrap_or(false);
+        if !extended {
+            return Err(format!(
+                "{name}: the reproductions appended would not extend its `scenarios:` list \
+                 (it must be the last thing in the file); nothing was written"
+            ));
+        }
+        Ok(Some(text))
+    }
+}
+
+impl Sink for ScenarioWriter {
+    fn begin(&mut self, _run: &Run) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn unit(&mut self, unit: &UnitResult) -> io::Result<()> {
+        self.groups.add(unit);
+        Ok(())
+    }
+
+    fn finish(&mut self, _summary: &Summary) -> io::Result<()> {
+        match self.text() {
+            Ok(Some(text)) => write_atomically(&self.path, text.as_bytes()),
+            Ok(None) => Ok(()),
+            Err(message) => Err(io::Error::new(io::ErrorKind::InvalidInput, message)),
+        }
+    }
+
+    fn fail(&mut self, _error: &InputError) -> io::Result<()> {
+        // Bad input says nothing of the engine: the file stays as it was.
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,5 +455,81 @@ mod tests {
             s[at..].split('"').next().unwrap().parse::<u32>().unwrap()
         };
         assert!(width(&long.svg()) > width(&short));
+    }
+
+    /// A unit diverging with a reproduction of id `id`.
+    fn diverging(id: &str) -> UnitResult {
+        let scenario = crate::scenario::parse_file(
+            "x.yaml",
+            &format!("topic: t\nscenarios:\n  - id: {id}\n    rules: [SOW-2]\n    moves: [S4]\n    expect:\n      - ply: 1\n        landing: S2\n"),
+        )
+        .unwrap()
+        .scenarios
+        .remove(0);
+        UnitResult::diverging(
+            "scenario",
+            "u".to_owned(),
+            None,
+            1,
+            crate::judge::Divergence {
+                ply: Some(1),
+                before: None,
+                mv: None,
+                fields: vec![crate::judge::FieldDiff::new("after", "a", "b")],
+                rules: ["SOW-2"].into_iter().collect(),
+                notes: vec![],
+                scenario: Some(scenario),
+                perft: None,
+            },
+        )
+    }
+
+    #[test]
+    fn scenarios_are_appended_only_where_they_extend_the_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("found.yaml");
+        let mut writer = ScenarioWriter::new(path.clone(), vec![]);
+        writer.unit(&diverging("new-one")).unwrap();
+        // A file whose `scenarios:` list is not last: refused, untouched.
+        let not_last = "scenarios:\n  - id: old\n    rules: [SOW-2]\n    moves: [S4]\n    expect:\n      - ply: 1\n        landing: S2\ntopic: t\n";
+        std::fs::write(&path, not_last).unwrap();
+        let err = writer.finish(&Summary::default()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("would not extend its `scenarios:` list"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), not_last);
+        // Without a final newline: one is added, and the list grows.
+        let last = "topic: t\nscenarios:\n  - id: old\n    rules: [SOW-2]\n    moves: [S4]\n    expect:\n      - ply: 1\n        landing: S2";
+        std::fs::write(&path, last).unwrap();
+        writer.finish(&Summary::default()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ids: Vec<String> = crate::scenario::parse_file("f", &text)
+            .unwrap()
+            .scenarios
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(ids, ["old", "new-one"]);
+        // An id the suite holds: refused, with where it is.
+        let mut taken = ScenarioWriter::new(
+            path.clone(),
+            vec![("new-one".to_owned(), "suite/a.yaml".to_owned())],
+        );
+        taken.unit(&diverging("new-one")).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let err = taken.finish(&Summary::default()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`new-one` is already in suite/a.yaml"),
+            "{err}"
+        );
+        assert!(!path.exists());
+        // No reproduction: no file.
+        ScenarioWriter::new(path.clone(), vec![])
+            .finish(&Summary::default())
+            .unwrap();
+        assert!(!path.exists());
     }
 }

@@ -48,6 +48,39 @@ pub use perfect::{Perfect, SEARCH_TIME};
 pub use rank::{layer_size, next, rank, turn, unrank};
 pub use table::{Entry, MoveValue, Table};
 
+/// The environment variable that names the folder of the solved tables,
+/// before the user's cache folder ([`tables_dir`]).
+pub const TABLES_ENV: &str = "KPE_TABLES";
+
+/// The folder `kpe solve` writes its tables to, and `kpe value` and `kpe
+/// engine --perfect` read them from, when `--dir` is not given: the
+/// folder [`TABLES_ENV`] names; else the user's cache folder,
+/// `$XDG_CACHE_HOME/kpe` (an absolute `XDG_CACHE_HOME`, as the XDG base
+/// directory specification asks), else `$HOME/.cache/kpe` (on Windows
+/// `%LOCALAPPDATA%\kpe`); else, with none of these set, `kpe-tables` in
+/// the current folder. `var` reads an environment variable
+/// (`std::env::var_os`); an empty value counts as unset.
+#[must_use]
+pub fn tables_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> std::path::PathBuf {
+    use std::path::PathBuf;
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = set(TABLES_ENV) {
+        return dir;
+    }
+    if let Some(cache) = set("XDG_CACHE_HOME").filter(|p| p.is_absolute()) {
+        return cache.join("kpe");
+    }
+    if cfg!(windows)
+        && let Some(local) = set("LOCALAPPDATA")
+    {
+        return local.join("kpe");
+    }
+    if let Some(home) = set("HOME") {
+        return home.join(".cache").join("kpe");
+    }
+    PathBuf::from("kpe-tables")
+}
+
 /// Serialises a value by its `Display`.
 fn serialize_display<T: std::fmt::Display, S: serde::Serializer>(
     value: &T,

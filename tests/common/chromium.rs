@@ -50,3 +50,79 @@ pub fn render(page: &Path, dir: &Path, width: u32, height: u32) -> Vec<u8> {
     );
     png
 }
+
+/// How wide `page` lays out in a frame `width` pixels wide, in headless
+/// Chromium: the page's scroll width, its viewport width, and the elements
+/// that reach past the viewport outside any scrolling box (tag, class,
+/// right edge, text), which is what overflows, and the elements set in
+/// columns narrower than 200 pixels (whose lines run into each other). The page is copied into
+/// `dir` with a script that measures it and writes the figures into the
+/// frame's parent, whose DOM Chromium dumps.
+pub fn layout_width(page: &Path, dir: &Path, width: u32) -> (u32, u32, Vec<String>) {
+    const PROBE: &str = r#"<script>
+var w = document.documentElement.clientWidth, out = [];
+document.querySelectorAll('body *').forEach(function (e) {
+  var r = e.getBoundingClientRect(), own = getComputedStyle(e).overflowX;
+  var columns = parseInt(getComputedStyle(e).columnCount, 10);
+  if (columns > 1 && r.width / columns < 200) { out.push(e.tagName + ' in ' + columns + ' columns of ' + Math.round(r.width / columns) + ' px'); return; }
+  var spills = r.right > w + 0.5 || (own === 'visible' && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1);
+  if (!spills) return;
+  for (var p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+    var o = getComputedStyle(p).overflowX;
+    if (o === 'auto' || o === 'scroll' || o === 'hidden') return;
+  }
+  out.push(e.tagName + '.' + (typeof e.className === 'string' ? e.className : '') + '@' + Math.round(r.right) + ' ' + (e.textContent || '').replace(/\s+/g, ' ').slice(0, 40));
+});
+parent.document.title = 'W=' + document.documentElement.scrollWidth + ' ' + w + ' ' + out.join(' | ').replace(/</g, ' ');
+</script>"#;
+    let text = std::fs::read_to_string(page).unwrap();
+    let probed = dir.join("probed.html");
+    std::fs::write(&probed, text.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
+    let frame = dir.join("frame.html");
+    std::fs::write(
+        &frame,
+        format!(
+            "<!DOCTYPE html><html><head><title>none</title></head><body style=\"margin:0\"><iframe src=\"probed.html\" width=\"{width}\" height=\"800\" style=\"border:0\"></iframe></body></html>"
+        ),
+    )
+    .unwrap();
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--allow-file-access-from-files",
+            "--window-size=900,900",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("file://{}", frame.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let title = dom
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap_or_default();
+    let rest = title
+        .strip_prefix("W=")
+        .unwrap_or_else(|| panic!("the probe did not run: {title:?}"));
+    let mut parts = rest.splitn(3, ' ');
+    let scroll: u32 = parts.next().unwrap().parse().unwrap();
+    let client: u32 = parts.next().unwrap().parse().unwrap();
+    let offenders = parts
+        .next()
+        .unwrap_or_default()
+        .split(" | ")
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_owned)
+        .collect();
+    (scroll, client, offenders)
+}
