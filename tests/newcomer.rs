@@ -172,5 +172,8 @@ fn the_readme_shows_the_sample_manifest_whole() {
     file.as_object_mut().unwrap().remove("profile");
     assert_eq!(shown_rest, file);
     // It names its engine as the copy has it: beside the manifest.
-    assert_eq!(shown["command"], serde_json::json!(["python3", "kpe_engine.py"]));
+    assert_eq!(
+        shown["command"],
+        serde_json::json!(["python3", "kpe_engine.py"])
+    );
 }

@@ -688,7 +688,10 @@ impl Runner {
                 let (path, key) = (with("path").unwrap(), with("key").unwrap());
                 let saved = self.cache.join(&key);
                 assert!(!saved.exists(), "job {job}: key {key} is saved twice");
-                assert!(Path::new(&path).is_dir(), "job {job}: nothing at {path} to save");
+                assert!(
+                    Path::new(&path).is_dir(),
+                    "job {job}: nothing at {path} to save"
+                );
                 std::fs::create_dir_all(&saved).unwrap();
                 std::fs::write(saved.join("path"), &path).unwrap();
                 copy_tree(Path::new(&path), &saved.join("files"));
@@ -1184,7 +1187,12 @@ fn share_reports(runner: &Runner, job: &str) -> Vec<Value> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(temp).unwrap() {
         let dir = entry.unwrap().path();
-        if dir.file_name().unwrap().to_string_lossy().starts_with("kpe-shards.") {
+        if dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("kpe-shards.")
+        {
             let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
                 .unwrap()
                 .map(|e| e.unwrap().path())
@@ -1288,7 +1296,11 @@ fn the_readme_workflow_certifies_an_engine_from_its_own_repository() {
     assert!(summary.contains("**conforms** (exit 0)"), "{summary}");
     for file in ["kpe-check.xml", "kpe-check.html"] {
         assert!(
-            runner.artifacts.join("kpe-check-report").join(file).is_file(),
+            runner
+                .artifacts
+                .join("kpe-check-report")
+                .join(file)
+                .is_file(),
             "{file}:\n{}",
             run.log()
         );
@@ -1324,7 +1336,12 @@ fn the_readme_workflow_certifies_an_engine_from_its_own_repository() {
     let seed = &reports[0]["run"]["certificate"]["seed"];
     assert!(seed.is_u64(), "{seed}");
     for (k, report) in reports.iter().enumerate() {
-        assert_eq!(&report["run"]["certificate"]["seed"], seed, "share {}", k + 1);
+        assert_eq!(
+            &report["run"]["certificate"]["seed"],
+            seed,
+            "share {}",
+            k + 1
+        );
         assert_eq!(
             report["run"]["certificate"]["shard"],
             json!({"index": k + 1, "count": 3})
@@ -1349,7 +1366,12 @@ fn the_readme_workflow_certifies_an_engine_from_its_own_repository() {
     assert_eq!(runner.action_outputs.borrow()[0]["verdict"], "diverges");
     assert_eq!(runner.action_outputs.borrow()[0]["exit-code"], "1");
     assert_eq!(run.steps.last().unwrap().1, Some(0), "{}", run.log());
-    assert!(runner.artifacts.join("kpe-check-report/kpe-check.html").is_file());
+    assert!(
+        runner
+            .artifacts
+            .join("kpe-check-report/kpe-check.html")
+            .is_file()
+    );
 
     // A bad `shards` is bad input, before anything runs.
     kpe_step(&mut w)
