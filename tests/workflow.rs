@@ -18,6 +18,15 @@
 //! The runner knows only what the workflow uses: an expression, action,
 //! key or `if:` it does not know fails the test, so a change to the
 //! workflow is either run here or named.
+//!
+//! Issue 44: the composite action engine repositories use, `action.yml`,
+//! runs the same way, step by step (`uses: ./` in certify.yml's `action`
+//! job, `uses: OWNER/kpe@vVERSION` in the README's workflow), with its
+//! inputs, `steps.*.outputs` through GITHUB_OUTPUT, and the Actions cache
+//! as a folder per key; the `cargo` stand-in also "installs". The README's
+//! workflow is run against an engine in a repository of its own: a first
+//! run builds, a second takes the cache, shares agree on a seed, and a
+//! diverging engine fails the step with its verdict.
 #![cfg(unix)]
 
 use std::collections::BTreeMap;
