@@ -1382,6 +1382,22 @@ fn the_readme_workflow_certifies_an_engine_from_its_own_repository() {
             .is_file()
     );
 
+    // A manifest that is not there: bad input, said by the first share.
+    std::fs::remove_file(repo.join(&manifest)).unwrap();
+    kpe_step(&mut w)
+        .with
+        .insert("shards".into(), Scalar::Text("2".into()));
+    runner.clear();
+    let jobs = runner.run(&w);
+    let (_, code, out) = jobs[&job][0]
+        .steps
+        .iter()
+        .find(|(label, _, _)| label.contains("/kpe@"))
+        .unwrap();
+    assert_eq!(*code, Some(2), "{out}");
+    assert!(out.contains("kpe-check exited 2 on share 1/2"), "{out}");
+    assert_eq!(runner.action_outputs.borrow()[0]["verdict"], "bad-input");
+
     // A bad `shards` is bad input, before anything runs.
     kpe_step(&mut w)
         .with
