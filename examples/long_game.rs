@@ -1,5 +1,5 @@
 //! Writes a transcript of one very long game that diverges at its last
-//! ply, to measure kpe-check's memory on it (README, "Speed"):
+//! ply, to measure kpe-check's memory on it (BENCHMARKS.md):
 //!
 //! ```text
 //! cargo run --release --example long_game -- 2000000 > long.json

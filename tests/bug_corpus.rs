@@ -125,7 +125,7 @@ fn assert_reproductions(bug: &str, report: &Checked, manifest_path: &Path) {
 /// pits (LOCK-1) and the strict reading of the unlocking move (LOCK-3) both
 /// give; kpe-check cites LOCK-3 there. Which scenario diverges first depends
 /// on the scenarios the claimed reading selects, which a change of reading
-/// swaps (README, "Settling a rule dispute").
+/// swaps (docs/GUIDE.md, "Settling a rule dispute").
 fn lock_rules_one_answer_cannot_tell(
     rule: &str,
     cited: &[&str],

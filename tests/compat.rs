@@ -1,5 +1,5 @@
 //! Files of released format versions are still read, with the same meaning
-//! (README, "Compatibility"; CHANGELOG.md lists the versions).
+//! (spec/COMPATIBILITY.md; CHANGELOG.md lists the versions).
 //!
 //! `tests/golden/` holds, per format and version, files written to that
 //! version and what kpe-check made of them when the version was released:
@@ -36,7 +36,7 @@
 //! written against today's default (as `kpe adopt` rewrites the repository's
 //! own samples), and the profiles a report names are read back against
 //! today's default and compared written against the all-off one. So a
-//! decided change of reading (README, "Settling a rule dispute") leaves
+//! decided change of reading (docs/GUIDE.md, "Settling a rule dispute") leaves
 //! these files meaning what they meant; a change of what a format says is
 //! a new version, and its golden files a new folder.
 

@@ -224,18 +224,19 @@ fn every_shell_gets_a_script() {
 }
 
 /// Issue 26: the README's completion line failed in a fresh home, whose
-/// completions folder did not exist. Its lines, run as written in an empty
-/// home, install scripts that bash loads.
+/// completions folder did not exist. The lines (now in the user guide,
+/// "Shell completions"), run as written in an empty home, install scripts
+/// that bash loads.
 #[test]
-fn the_readme_completion_lines_work_in_a_fresh_home() {
+fn the_guide_completion_lines_work_in_a_fresh_home() {
     if !has_bash() {
         return;
     }
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/GUIDE.md")).unwrap();
     let start = readme
         .find("```sh\nmkdir -p ~/.local/share/bash-completion/completions\n")
-        .expect("the README's completion lines");
+        .expect("the guide's completion lines");
     let block = &readme[start + "```sh\n".len()..];
     let block = &block[..block.find("```").unwrap()];
     assert!(block.contains("kpe-check completions bash >"), "{block}");

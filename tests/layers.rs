@@ -1,6 +1,6 @@
 //! The crate's layers, read from its source: which file imports which.
 //!
-//! `src/` is layered (spec in the README's "Layout"): the rules at the
+//! `src/` is layered (spec in docs/GUIDE.md, "Layout of the code"): the rules at the
 //! bottom; judgement (`src/judge/`) and the solver (`src/solve/`) above
 //! them; the report model and its renderers (`src/reporter/`) above
 //! judgement; the two modes (`src/transcripts/`, `src/live/`) and the

@@ -1,9 +1,10 @@
 //! The Python wheel (`pyproject.toml`, maturin with `bindings = "bin"`):
-//! `pip install kpe` gives `kpe` and `kpe-check` on PATH (README, "From
-//! Python").
+//! installing the wheel gives `kpe` and `kpe-check` on PATH (docs/GUIDE.md,
+//! "The Python wheel").
 //!
 //! The first test always runs: `pyproject.toml` names the package as
-//! Cargo.toml does, takes its version from Cargo.toml and ships binaries.
+//! Cargo.toml does, takes its version from Cargo.toml, ships binaries and
+//! the two licence files.
 //! The second builds the wheel with maturin (a release build: minutes), so
 //! it runs only with `KPE_WHEEL_TEST=1` and says why it skips otherwise,
 //! or when maturin, python3 or its venv module is missing:
@@ -72,6 +73,21 @@ fn pyproject_names_the_crate_and_takes_its_version_from_cargo() {
     assert_eq!(value(&project, "dynamic"), Some("[\"version\"]"));
     assert_eq!(value(&maturin, "bindings"), Some("\"bin\""));
     assert_eq!(value(&build, "build-backend"), Some("\"maturin\""));
+    // Issue 44: the licences the manifests declare, in the repository and
+    // (PEP 639's license-files, read by maturin 1.9 and later) the wheel.
+    assert_eq!(
+        value(&project, "license-files"),
+        Some("[\"LICENSE-MIT\", \"LICENSE-APACHE\"]")
+    );
+    assert_eq!(
+        value(&build, "requires"),
+        Some("[\"maturin>=1.9,<2\"]"),
+        "a maturin that reads license-files"
+    );
+    for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let text = std::fs::read_to_string(root().join(licence)).unwrap();
+        assert!(text.len() > 1000, "{licence}: {} bytes", text.len());
+    }
     // The binaries the wheel carries are the crate's.
     for bin in ["kpe", "kpe-check"] {
         assert!(
@@ -149,6 +165,24 @@ fn the_wheel_builds_installs_and_checks_a_transcript() {
         name.starts_with(&format!("kpe-{version}-")),
         "the wheel's name carries Cargo.toml's version {version}: {name}"
     );
+    // The licence texts, in the wheel's .dist-info/licenses/ (PEP 639).
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
+        ])
+        .arg(wheel)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "listing the wheel: {}", show(&out));
+    let files = String::from_utf8_lossy(&out.stdout);
+    for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let inside = format!("kpe-{version}.dist-info/licenses/{licence}");
+        assert!(
+            files.lines().any(|f| f == inside),
+            "{name} lacks {inside}:\n{files}"
+        );
+    }
     // A fresh virtual environment, and the wheel installed without an index.
     let venv = dir.path().join("venv");
     let out = Command::new("python3")

@@ -18,6 +18,15 @@
 //! The runner knows only what the workflow uses: an expression, action,
 //! key or `if:` it does not know fails the test, so a change to the
 //! workflow is either run here or named.
+//!
+//! Issue 44: the composite action engine repositories use, `action.yml`,
+//! runs the same way, step by step (`uses: ./` in certify.yml's `action`
+//! job, `uses: OWNER/kpe@vVERSION` in the README's workflow), with its
+//! inputs, `steps.*.outputs` through GITHUB_OUTPUT, and the Actions cache
+//! as a folder per key; the `cargo` stand-in also "installs". The README's
+//! workflow is run against an engine in a repository of its own: a first
+//! run builds, a second takes the cache, shares agree on a seed, and a
+//! diverging engine fails the step with its verdict.
 #![cfg(unix)]
 
 use std::collections::BTreeMap;
@@ -28,6 +37,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 const WORKFLOW: &str = ".github/workflows/certify.yml";
+const ACTION: &str = "action.yml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -119,6 +129,8 @@ struct Step {
     env: BTreeMap<String, Scalar>,
     #[serde(rename = "if")]
     condition: Option<String>,
+    /// Required on a composite action's `run:` steps.
+    shell: Option<String>,
 }
 
 impl Step {
@@ -148,6 +160,54 @@ impl Scalar {
             Scalar::Bool(b) => b.to_string(),
         }
     }
+}
+
+/// `action.yml`: the composite action engine repositories use.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Action {
+    #[allow(dead_code)]
+    name: String,
+    #[allow(dead_code)]
+    description: String,
+    #[allow(dead_code)]
+    author: Option<String>,
+    #[allow(dead_code)]
+    branding: Option<serde_yaml::Value>,
+    inputs: BTreeMap<String, Input>,
+    outputs: BTreeMap<String, Output>,
+    runs: Runs,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Input {
+    #[allow(dead_code)]
+    description: String,
+    #[serde(default)]
+    required: bool,
+    default: Option<Scalar>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Output {
+    #[allow(dead_code)]
+    description: String,
+    value: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Runs {
+    using: String,
+    steps: Vec<Step>,
+}
+
+fn action_file() -> Action {
+    let path = root().join(ACTION);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{ACTION}: {e}"));
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{ACTION}: {e}"))
 }
 
 fn workflow() -> Workflow {
@@ -281,6 +341,13 @@ struct Runner {
     scratch: PathBuf,
     /// Environment variables for every step, on top of the workflow's.
     extra_env: Vec<(String, String)>,
+    /// What `actions/checkout` links into a workspace: this repository, or
+    /// an engine's.
+    checkout: PathBuf,
+    /// The Actions cache: one folder per key, holding the saved path.
+    cache: PathBuf,
+    /// The outputs of each run of this repository's action, in order.
+    action_outputs: std::cell::RefCell<Vec<BTreeMap<String, String>>>,
 }
 
 /// One run of one job instance.
@@ -314,19 +381,27 @@ impl Runner {
         let bin = dir.join("bin");
         let artifacts = dir.join("artifacts");
         let scratch = dir.join("jobs");
-        for d in [&bin, &artifacts, &scratch] {
+        let cache = dir.join("cache");
+        for d in [&bin, &artifacts, &scratch, &cache] {
             std::fs::create_dir_all(d).unwrap();
         }
         let cargo_log = dir.join("cargo.log");
-        // `cargo build` "builds" by linking the binaries cargo test built.
+        // `cargo build` "builds" by linking the binaries cargo test built,
+        // and `cargo install` (the action's) by linking them into its root.
         let cargo = format!(
             "#!/bin/sh\n\
              # tests/workflow.rs: the binaries are built already.\n\
              echo \"$*\" >> {log}\n\
-             [ \"$*\" = 'build --release --locked --bins' ] || {{ echo \"cargo stand-in: unexpected: $*\" >&2; exit 101; }}\n\
-             mkdir -p target/release\n\
-             ln -sf {kpe} target/release/kpe\n\
-             ln -sf {check} target/release/kpe-check\n",
+             if [ \"$*\" = 'build --release --locked --bins' ]; then\n\
+               out=target/release\n\
+             elif [ \"$1 $2 $3\" = 'install --locked --path' ] && [ -f \"$4/action.yml\" ] && [ \"$5\" = --root ] && [ $# = 6 ]; then\n\
+               out=\"$6/bin\"\n\
+             else\n\
+               echo \"cargo stand-in: unexpected: $*\" >&2; exit 101\n\
+             fi\n\
+             mkdir -p \"$out\"\n\
+             ln -sf {kpe} \"$out/kpe\"\n\
+             ln -sf {check} \"$out/kpe-check\"\n",
             log = shell_quote(&cargo_log.display().to_string()),
             kpe = shell_quote(env!("CARGO_BIN_EXE_kpe")),
             check = shell_quote(env!("CARGO_BIN_EXE_kpe-check")),
@@ -341,7 +416,20 @@ impl Runner {
             cargo_log,
             scratch,
             extra_env: Vec::new(),
+            checkout: root().to_owned(),
+            cache,
+            action_outputs: Default::default(),
         }
+    }
+
+    /// Empties the workspaces and artifacts for another run of the
+    /// workflow on the same runner: the cache and the cargo log stay.
+    fn clear(&self) {
+        for d in [&self.scratch, &self.artifacts] {
+            std::fs::remove_dir_all(d).unwrap();
+            std::fs::create_dir_all(d).unwrap();
+        }
+        self.action_outputs.borrow_mut().clear();
     }
 
     /// Runs every job of `w`, those a job needs before it, and returns
@@ -391,6 +479,7 @@ impl Runner {
         }
         let github_path = temp.join("github_path");
         std::fs::write(&github_path, "").unwrap();
+        let summary = temp.join("step_summary");
         let mut context: BTreeMap<String, String> = BTreeMap::new();
         for (k, v) in matrix {
             context.insert(format!("matrix.{k}"), v.clone());
@@ -405,7 +494,9 @@ impl Runner {
             ("GITHUB_ACTIONS".into(), "true".into()),
             ("GITHUB_WORKSPACE".into(), workspace.display().to_string()),
             ("GITHUB_PATH".into(), github_path.display().to_string()),
+            ("GITHUB_STEP_SUMMARY".into(), summary.display().to_string()),
             ("RUNNER_TEMP".into(), temp.display().to_string()),
+            ("RUNNER_OS".into(), "Linux".into()),
             ("HOME".into(), temp.display().to_string()),
         ];
         env.extend(self.extra_env.iter().cloned());
@@ -422,20 +513,14 @@ impl Runner {
         for step in &job.steps {
             let label = expand(&step.label(), &context, name);
             let failed = run.failed();
-            let go = match step.condition.as_deref().map(str::trim) {
-                None | Some("success()" | "${{ success() }}") => !failed,
-                Some("always()" | "${{ always() }}") => true,
-                Some("failure()" | "${{ failure() }}") => failed,
-                Some(other) => panic!(
-                    "job {name}, step {label}: `if: {other}` is not known to this test's runner"
-                ),
-            };
-            if !go {
+            if !condition(step.condition.as_deref(), &context, failed, name) {
                 run.steps.push((label, None, String::new()));
                 continue;
             }
             let (code, out) = match (&step.uses, &step.run) {
-                (Some(action), None) => self.action(action, step, &context, &workspace, name),
+                (Some(action), None) => {
+                    self.action(action, step, &context, &workspace, name, &env, &github_path)
+                }
                 (None, Some(script)) => {
                     let script = expand(script, &context, name);
                     let mut step_env = env.clone();
@@ -486,7 +571,10 @@ impl Runner {
         (out.status.code().unwrap_or(-1), text)
     }
 
-    /// A `uses:` step: the three actions the workflow uses.
+    /// A `uses:` step: the actions the workflows use, and this
+    /// repository's own (`./` in its own workflow, `OWNER/kpe@vVERSION`
+    /// in an engine's).
+    #[allow(clippy::too_many_arguments)]
     fn action(
         &self,
         action: &str,
@@ -494,12 +582,28 @@ impl Runner {
         context: &BTreeMap<String, String>,
         workspace: &Path,
         job: &str,
+        env: &[(String, String)],
+        github_path: &Path,
     ) -> (i32, String) {
+        if action == "./" {
+            return self.composite(workspace, step, context, workspace, job, env, github_path);
+        }
+        if let Some((repo, tag)) = action.split_once('@')
+            && repo.rsplit('/').next() == Some("kpe")
+        {
+            assert_eq!(
+                tag,
+                format!("v{}", env!("CARGO_PKG_VERSION")),
+                "job {job}: `uses: {action}` names another version than the crate's"
+            );
+            return self.composite(root(), step, context, workspace, job, env, github_path);
+        }
         let with = |key: &str| step.with.get(key).map(|v| expand(&v.text(), context, job));
         for key in step.with.keys() {
             let known: &[&str] = match action {
                 "actions/upload-artifact@v4" => &["name", "path", "if-no-files-found"],
                 "actions/download-artifact@v4" => &["name", "pattern", "path", "merge-multiple"],
+                "actions/cache/restore@v4" | "actions/cache/save@v4" => &["path", "key"],
                 _ => &[],
             };
             assert!(
@@ -510,7 +614,7 @@ impl Runner {
         match action {
             // The checkout: the repository's files, linked in.
             "actions/checkout@v4" => {
-                for entry in std::fs::read_dir(root()).unwrap() {
+                for entry in std::fs::read_dir(&self.checkout).unwrap() {
                     let entry = entry.unwrap();
                     let name = entry.file_name();
                     if name == "target" || name == ".git" {
@@ -576,8 +680,199 @@ impl Runner {
                 }
                 (0, format!("downloaded {got} artifacts"))
             }
+            // The cache: one folder per key; a key is never saved twice,
+            // and a restore needs the path it was saved from.
+            "actions/cache/restore@v4" => {
+                let (path, key) = (with("path").unwrap(), with("key").unwrap());
+                let saved = self.cache.join(&key);
+                if !saved.exists() {
+                    return (0, format!("cache-hit=false\nno cache for key {key}"));
+                }
+                let from = std::fs::read_to_string(saved.join("path")).unwrap();
+                assert_eq!(from, path, "job {job}: key {key} saved from another path");
+                copy_tree(&saved.join("files"), Path::new(&path));
+                (0, format!("cache-hit=true\nrestored {key}"))
+            }
+            "actions/cache/save@v4" => {
+                let (path, key) = (with("path").unwrap(), with("key").unwrap());
+                let saved = self.cache.join(&key);
+                assert!(!saved.exists(), "job {job}: key {key} is saved twice");
+                assert!(
+                    Path::new(&path).is_dir(),
+                    "job {job}: nothing at {path} to save"
+                );
+                std::fs::create_dir_all(&saved).unwrap();
+                std::fs::write(saved.join("path"), &path).unwrap();
+                copy_tree(Path::new(&path), &saved.join("files"));
+                (0, format!("saved {key}"))
+            }
             other => panic!("job {job}: `uses: {other}` is not known to this test's runner"),
         }
+    }
+
+    /// This repository's composite action, `action.yml`, from the folder
+    /// `action_path`: its inputs from `with` and their defaults, each step
+    /// as Actions runs a composite's (`shell: bash` required, `steps.*`
+    /// outputs through GITHUB_OUTPUT, the first failure skipping the rest
+    /// but `if: always()`), its outputs recorded in `action_outputs`.
+    #[allow(clippy::too_many_arguments)]
+    fn composite(
+        &self,
+        action_path: &Path,
+        step: &Step,
+        context: &BTreeMap<String, String>,
+        workspace: &Path,
+        job: &str,
+        env: &[(String, String)],
+        github_path: &Path,
+    ) -> (i32, String) {
+        let action = action_file();
+        assert_eq!(action.runs.using, "composite");
+        let mut ctx = context.clone();
+        for key in step.with.keys() {
+            assert!(
+                action.inputs.contains_key(key),
+                "job {job}: the action has no input `{key}`"
+            );
+        }
+        for (key, input) in &action.inputs {
+            let given = step.with.get(key).map(|v| expand(&v.text(), context, job));
+            let value = given.or_else(|| input.default.as_ref().map(Scalar::text));
+            if input.required && value.as_deref().is_none_or(str::is_empty) {
+                return (1, format!("Input required and not supplied: {key}"));
+            }
+            ctx.insert(format!("inputs.{key}"), value.unwrap_or_default());
+        }
+        let action_path = action_path.display().to_string();
+        ctx.insert("github.action_path".into(), action_path.clone());
+        let mut log = String::new();
+        let mut status = 0;
+        for (index, inner) in action.runs.steps.iter().enumerate() {
+            let label = expand(&inner.label(), &ctx, job);
+            if !condition(inner.condition.as_deref(), &ctx, status != 0, job) {
+                log.push_str(&format!("  --- {label}: skipped\n"));
+                continue;
+            }
+            let (code, out, outputs) = match (&inner.uses, &inner.run) {
+                (Some(uses), None) => {
+                    let (code, out) =
+                        self.action(uses, inner, &ctx, workspace, job, env, github_path);
+                    // The cache actions' one output, from their log.
+                    let hit = out.lines().find_map(|l| l.strip_prefix("cache-hit="));
+                    let outputs = hit.map(|h| ("cache-hit".to_owned(), h.to_owned()));
+                    (code, out, outputs.into_iter().collect())
+                }
+                (None, Some(script)) => {
+                    assert_eq!(
+                        inner.shell.as_deref(),
+                        Some("bash"),
+                        "{ACTION}, step {label}: a composite's run step needs `shell: bash`"
+                    );
+                    let output = github_path.with_file_name(format!("output-{index}"));
+                    std::fs::write(&output, "").unwrap();
+                    let mut step_env = env.to_vec();
+                    step_env.push(("GITHUB_ACTION_PATH".into(), action_path.clone()));
+                    step_env.push(("GITHUB_OUTPUT".into(), output.display().to_string()));
+                    for (k, v) in &inner.env {
+                        step_env.push((k.clone(), expand(&v.text(), &ctx, job)));
+                    }
+                    let script = expand(script, &ctx, job);
+                    let (code, out) =
+                        self.script(&script, Some("bash"), &step_env, github_path, workspace);
+                    let outputs: Vec<(String, String)> = std::fs::read_to_string(&output)
+                        .unwrap()
+                        .lines()
+                        .map(|l| {
+                            let (k, v) = l.split_once('=').expect("name=value in GITHUB_OUTPUT");
+                            (k.to_owned(), v.to_owned())
+                        })
+                        .collect();
+                    (code, out, outputs)
+                }
+                _ => panic!("{ACTION}, step {label}: expected one of `uses` and `run`"),
+            };
+            if let Some(id) = &inner.id {
+                for (k, v) in outputs {
+                    ctx.insert(format!("steps.{id}.outputs.{k}"), v);
+                }
+            }
+            log.push_str(&format!("  --- {label}: {code}\n{out}"));
+            if code != 0 && status == 0 {
+                status = code;
+            }
+        }
+        let outputs = action
+            .outputs
+            .iter()
+            .map(|(k, o)| (k.clone(), expand(&o.value, &ctx, job)))
+            .collect();
+        self.action_outputs.borrow_mut().push(outputs);
+        (status, log)
+    }
+}
+
+/// Copies a folder, symbolic links as links.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            let target = std::fs::read_link(entry.path()).unwrap();
+            std::os::unix::fs::symlink(target, dest).unwrap();
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), dest).unwrap();
+        }
+    }
+}
+
+/// Whether a step with this `if:` runs: the status functions, and
+/// `NAME == 'text'` or `NAME != 'text'` over the context.
+fn condition(
+    condition: Option<&str>,
+    context: &BTreeMap<String, String>,
+    failed: bool,
+    job: &str,
+) -> bool {
+    let Some(text) = condition else {
+        return !failed;
+    };
+    let text = text.trim();
+    let text = text
+        .strip_prefix("${{")
+        .and_then(|t| t.strip_suffix("}}"))
+        .unwrap_or(text)
+        .trim();
+    match text {
+        "success()" => return !failed,
+        "always()" => return true,
+        "failure()" => return failed,
+        _ => {}
+    }
+    for (op, equal) in [("!=", false), ("==", true)] {
+        if let Some((name, literal)) = text.split_once(op) {
+            let literal = literal.trim();
+            let literal = literal
+                .strip_prefix('\'')
+                .and_then(|l| l.strip_suffix('\''))
+                .unwrap_or_else(|| panic!("job {job}: `if: {text}`: a quoted literal"));
+            let value = lookup(name.trim(), context, job);
+            // Like success() && ...: a failure skips the step.
+            return !failed && ((value == literal) == equal);
+        }
+    }
+    panic!("job {job}: `if: {text}` is not known to this test's runner")
+}
+
+/// A context value; a step output never set is empty, as in Actions.
+fn lookup(name: &str, context: &BTreeMap<String, String>, job: &str) -> String {
+    match context.get(name) {
+        Some(value) => value.clone(),
+        None if name.starts_with("steps.") => String::new(),
+        None => panic!("job {job}: `${{{{ {name} }}}}` is not known to this test's runner"),
     }
 }
 
@@ -616,10 +911,7 @@ fn expand(text: &str, context: &BTreeMap<String, String>, job: &str) -> String {
             .find("}}")
             .unwrap_or_else(|| panic!("job {job}: unclosed `${{{{` in {text:?}"));
         let name = rest[start + 3..start + end].trim();
-        let value = context.get(name).unwrap_or_else(|| {
-            panic!("job {job}: `${{{{ {name} }}}}` is not known to this test's runner")
-        });
-        out.push_str(value);
+        out.push_str(&lookup(name, context, job));
         rest = &rest[start + end + 2..];
     }
     out.push_str(rest);
@@ -710,14 +1002,26 @@ fn the_workflow_runs_and_its_merged_report_is_the_unsharded_one() {
     for (k, run) in shards.iter().enumerate() {
         assert!(!run.failed(), "shard {}:\n{}", k + 1, run.log());
     }
-    // Each job built once, with the README's command.
+    // Each job built once: the shards and the merge from the checkout, the
+    // action's job through the action's `cargo install`.
     let cargo = std::fs::read_to_string(&runner.cargo_log).unwrap();
-    assert_eq!(
-        cargo.lines().collect::<Vec<_>>(),
-        vec!["build --release --locked --bins"; shards.len() + 1]
-    );
+    let builds = cargo
+        .lines()
+        .filter(|l| *l == "build --release --locked --bins")
+        .count();
+    let installs = cargo.lines().filter(|l| l.starts_with("install ")).count();
+    assert_eq!((builds, installs), (shards.len() + 1, 1), "{cargo}");
+    assert_eq!(cargo.lines().count(), builds + installs, "{cargo}");
     let merge = &jobs[merge_name][0];
     let (whole_code, whole, whole_junit) = unsharded(&w, &runner.extra_env, dir.path());
+    // The action's job, on the same engine in two shares: the same verdict.
+    let action = &jobs["action"][0];
+    assert!(!action.failed() || whole_code != 0, "{}", action.log());
+    let outputs = runner.action_outputs.borrow();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0]["exit-code"], whole_code.to_string());
+    assert_eq!(outputs[0]["verdict"], whole["verdict"].as_str().unwrap());
+    assert!(action.workspace.join("action.xml").is_file());
     // The merge step's exit code is the unsharded run's.
     let (label, code, out) = merge
         .steps
@@ -856,4 +1160,255 @@ fn the_sample_manifests_find_their_program_without_a_build_folder() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+// ---------------------------------------------------------------------------
+// The action, from an engine's repository (issue 44)
+// ---------------------------------------------------------------------------
+
+/// The README's CI section, whole: the workflow an engine's repository
+/// adds.
+fn readme_workflow() -> Workflow {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("```yaml\nname: kpe\n")
+        .expect("the README's workflow for an engine's repository");
+    let block = &readme[start + "```yaml\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    serde_yaml::from_str(block).unwrap_or_else(|e| panic!("README's workflow: {e}\n{block}"))
+}
+
+/// The one step of `w` that uses this repository's action.
+fn kpe_step(w: &mut Workflow) -> &mut Step {
+    let mut steps: Vec<&mut Step> = w
+        .jobs
+        .values_mut()
+        .flat_map(|j| j.steps.iter_mut())
+        .filter(|s| s.uses.as_deref().is_some_and(|u| u.contains("/kpe@")))
+        .collect();
+    assert_eq!(steps.len(), 1, "one step uses the kpe action");
+    steps.pop().unwrap()
+}
+
+/// The reports the action's shares wrote, in the job's temporary folder.
+fn share_reports(runner: &Runner, job: &str) -> Vec<Value> {
+    let temp = runner.scratch.join(format!("{job}-0.temp"));
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(temp).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("kpe-shards.")
+        {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            for file in files {
+                found.push(serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_action_has_the_inputs_the_readme_gives_and_builds_from_its_own_checkout() {
+    let action = action_file();
+    assert_eq!(action.runs.using, "composite");
+    let inputs: Vec<&str> = action.inputs.keys().map(String::as_str).collect();
+    assert_eq!(
+        inputs,
+        ["html", "junit", "manifest", "profiles", "seed", "shards"]
+    );
+    assert!(action.inputs["manifest"].required);
+    for (name, input) in &action.inputs {
+        assert!(
+            name == "manifest" || (!input.required && input.default.is_some()),
+            "{name}"
+        );
+    }
+    // Inputs reach the scripts as environment variables, never spliced
+    // into the script's text.
+    for step in &action.runs.steps {
+        let script = step.run.as_deref().unwrap_or("");
+        assert!(!script.contains("${{"), "{}: {script}", step.label());
+    }
+    // It builds from the action's checkout, never the workspace's.
+    let text = std::fs::read_to_string(root().join(ACTION)).unwrap();
+    assert!(text.contains("cargo install --locked --path \"$GITHUB_ACTION_PATH\""));
+    assert!(!text.contains("cargo build"));
+    // The README's workflow uses this version of it.
+    let mut w = readme_workflow();
+    let step = kpe_step(&mut w);
+    let uses = step.uses.as_deref().unwrap();
+    assert!(
+        uses.ends_with(&format!("/kpe@v{}", env!("CARGO_PKG_VERSION"))),
+        "{uses}"
+    );
+    for key in step.with.keys() {
+        assert!(action.inputs.contains_key(key), "README: input {key}");
+    }
+}
+
+#[test]
+fn the_readme_workflow_certifies_an_engine_from_its_own_repository() {
+    if Command::new("bash").arg("-c").arg("true").output().is_err() {
+        eprintln!("skipped: the workflow's steps need bash, which is not on PATH");
+        return;
+    }
+    let mut w = readme_workflow();
+    let manifest = kpe_step(&mut w).with["manifest"].text();
+    let dir = tempfile::tempdir().unwrap();
+    // The engine's repository: its manifest, the reference engine as the
+    // engine (found on PATH, where the action puts kpe).
+    let repo = dir.path().join("engine-repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let write_manifest = |command: &str| {
+        let m = format!(
+            "{{\"format\": \"kpe-engine\", \"version\": 1, \"command\": {command}, \"profile\": \"default\"}}"
+        );
+        std::fs::write(repo.join(&manifest), m).unwrap();
+    };
+    write_manifest(r#"["kpe", "engine"]"#);
+    let mut runner = Runner::new(dir.path());
+    runner.checkout = repo.clone();
+    runner.extra_env = vec![
+        ("KPE_CHECK_GAMES".into(), "6".into()),
+        ("KPE_CHECK_PERFT_DEPTH".into(), "3".into()),
+    ];
+    let (job, _) = w.jobs.iter().next().unwrap();
+    let job = job.clone();
+
+    // The first run builds kpe from the action's checkout and certifies.
+    let jobs = runner.run(&w);
+    let run = &jobs[&job][0];
+    assert!(!run.failed(), "{}", run.log());
+    let outputs = runner.action_outputs.borrow().clone();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0]["verdict"], "conforms", "{}", run.log());
+    assert_eq!(outputs[0]["exit-code"], "0");
+    let cargo = std::fs::read_to_string(&runner.cargo_log).unwrap();
+    let temp = runner.scratch.join(format!("{job}-0.temp"));
+    assert_eq!(
+        cargo.trim_end(),
+        format!(
+            "install --locked --path {} --root {}/kpe-action",
+            root().display(),
+            temp.display()
+        )
+    );
+    let summary = std::fs::read_to_string(temp.join("step_summary")).unwrap();
+    assert!(summary.contains("**conforms** (exit 0)"), "{summary}");
+    for file in ["kpe-check.xml", "kpe-check.html"] {
+        assert!(
+            runner
+                .artifacts
+                .join("kpe-check-report")
+                .join(file)
+                .is_file(),
+            "{file}:\n{}",
+            run.log()
+        );
+    }
+    // The seed given, every share's.
+    let reports = share_reports(&runner, &job);
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0]["run"]["certificate"]["seed"], json!(1));
+
+    // The second run takes the build from the cache.
+    runner.clear();
+    let jobs = runner.run(&w);
+    let run = &jobs[&job][0];
+    assert!(!run.failed(), "{}", run.log());
+    assert!(run.log().contains("the cached build"), "{}", run.log());
+    assert_eq!(
+        std::fs::read_to_string(&runner.cargo_log).unwrap(),
+        cargo,
+        "no second build"
+    );
+
+    // Three shares and no seed: they share the first one's seed, and the
+    // merged verdict is the engine's.
+    let step = kpe_step(&mut w);
+    step.with.remove("seed");
+    step.with.insert("shards".into(), Scalar::Text("3".into()));
+    runner.clear();
+    let jobs = runner.run(&w);
+    let run = &jobs[&job][0];
+    assert!(!run.failed(), "{}", run.log());
+    let reports = share_reports(&runner, &job);
+    assert_eq!(reports.len(), 3);
+    let seed = &reports[0]["run"]["certificate"]["seed"];
+    assert!(seed.is_u64(), "{seed}");
+    for (k, report) in reports.iter().enumerate() {
+        assert_eq!(
+            &report["run"]["certificate"]["seed"],
+            seed,
+            "share {}",
+            k + 1
+        );
+        assert_eq!(
+            report["run"]["certificate"]["shard"],
+            json!({"index": k + 1, "count": 3})
+        );
+    }
+    assert_eq!(runner.action_outputs.borrow()[0]["verdict"], "conforms");
+
+    // An engine that plays another reading than it claims: the step fails
+    // with the verdict, and the reports still upload.
+    write_manifest(r#"["kpe", "engine", "--rules", "skip-origin"]"#);
+    runner.clear();
+    let jobs = runner.run(&w);
+    let run = &jobs[&job][0];
+    assert!(run.failed(), "{}", run.log());
+    let (_, code, out) = run
+        .steps
+        .iter()
+        .find(|(label, _, _)| label.contains("/kpe@"))
+        .unwrap();
+    assert_eq!(*code, Some(1), "{out}");
+    assert!(out.contains("SOW-4"), "{out}");
+    assert_eq!(runner.action_outputs.borrow()[0]["verdict"], "diverges");
+    assert_eq!(runner.action_outputs.borrow()[0]["exit-code"], "1");
+    assert_eq!(run.steps.last().unwrap().1, Some(0), "{}", run.log());
+    assert!(
+        runner
+            .artifacts
+            .join("kpe-check-report/kpe-check.html")
+            .is_file()
+    );
+
+    // A manifest that is not there: bad input, said by the first share.
+    std::fs::remove_file(repo.join(&manifest)).unwrap();
+    kpe_step(&mut w)
+        .with
+        .insert("shards".into(), Scalar::Text("2".into()));
+    runner.clear();
+    let jobs = runner.run(&w);
+    let (_, code, out) = jobs[&job][0]
+        .steps
+        .iter()
+        .find(|(label, _, _)| label.contains("/kpe@"))
+        .unwrap();
+    assert_eq!(*code, Some(2), "{out}");
+    assert!(out.contains("kpe-check exited 2 on share 1/2"), "{out}");
+    assert_eq!(runner.action_outputs.borrow()[0]["verdict"], "bad-input");
+
+    // A bad `shards` is bad input, before anything runs.
+    kpe_step(&mut w)
+        .with
+        .insert("shards".into(), Scalar::Text("0".into()));
+    runner.clear();
+    let jobs = runner.run(&w);
+    let (_, code, out) = jobs[&job][0]
+        .steps
+        .iter()
+        .find(|(label, _, _)| label.contains("/kpe@"))
+        .unwrap();
+    assert_eq!(*code, Some(2), "{out}");
+    assert!(out.contains("shards must be a whole number"), "{out}");
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """A Kpé engine speaking the kpe engine protocol (spec/PROTOCOL.md).
 
-Standard library only. Run `kpe-check examples/engines/correct.json` to check
-it. It plays the rules profile the hello asks for: `default` means the
-authority's default, which it reads from spec/default.yaml (the one place the
-default is stated, which `kpe adopt` changes), and each switch name or
-`setting=value` word changes one reading. `--variant NAME` plants one typical
-mistake, to show what kpe-check says:
+Standard library only, one file: copy it with a manifest (engine.json beside
+it) into a folder of your own and `kpe-check engine.json` there certifies it.
+It plays the rules profile the hello asks for, and each switch name or
+`setting=value` word of that profile changes one reading of `default`. Inside
+the kpe repository `default` is what spec/default.yaml says (the one place the
+default is stated, which `kpe adopt` changes); copied anywhere else, it is
+EMBEDDED_DEFAULT below, kpe's default when this file was written, as an engine
+of your own would hard-code it. `--variant NAME` plants one typical mistake,
+to show what kpe-check says:
 
   skip-origin     plays the other reading of I1 (whether a sowing of 8+ stones
                   skips its origin pit) than the profile asked
@@ -33,23 +36,44 @@ SETTINGS = {
     "unfeedable": ("end-when-unfeedable", ["lapses", "ends-game"]),
     "repetition": ("end-on-repetition", ["continues", "ends-game"]),
 }
+# kpe's spec/default.yaml, as this file sits in the kpe repository.
 DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spec", "default.yaml")
+# The default when the file is copied elsewhere: spec/default.yaml of kpe
+# 0.2.0. tests/live.rs certifies a copy outside the repository with
+# engine.json, which claims `default`: it conforms only if the two agree.
+# (`kpe adopt` leaves this file alone and rewrites engine.json's profile to
+# name the same rules against the new default.)
+EMBEDDED_DEFAULT = """
+origin: sown
+lock: after-sowing
+feeding: by-sowing
+unfeedable: lapses
+repetition: continues
+"""
 
 
-def read_default(path=DEFAULT_FILE):
-    """spec/default.yaml -> {switch name: on?} for every reading."""
+def read_default(text):
+    """`setting: value` lines (spec/default.yaml) -> {switch name: on?}."""
     on = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            setting, value = (w.strip() for w in line.split(":", 1))
-            if setting == "version":  # the file format's version (1)
-                continue
-            switch, values = SETTINGS[setting]
-            on[switch] = values.index(value) == 1
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        setting, value = (w.strip() for w in line.split(":", 1))
+        if setting == "version":  # the file format's version (1)
+            continue
+        switch, values = SETTINGS[setting]
+        on[switch] = values.index(value) == 1
     return on
+
+
+def default_text():
+    """spec/default.yaml inside the kpe repository, else the embedded copy."""
+    try:
+        with open(DEFAULT_FILE, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return EMBEDDED_DEFAULT
 
 
 def read_profile(text, default):
@@ -69,7 +93,7 @@ def read_profile(text, default):
     return on
 
 
-DEFAULT = read_default()
+DEFAULT = read_default(default_text())
 RULES = dict(DEFAULT)  # the profile played: the hello's
 
 

@@ -1,5 +1,5 @@
 //! `kpe adopt`: make the other value of one reading the authority's default
-//! (spec/RULES.md, "Readings"; README, "Settling a rule dispute").
+//! (spec/RULES.md, "Readings"; docs/GUIDE.md, "Settling a rule dispute").
 //!
 //! The default assignment lives in `spec/default.yaml`, which every copy of
 //! the rules reads when the crate is built. Adopting a reading flips that

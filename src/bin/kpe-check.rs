@@ -203,8 +203,8 @@ enum Command {
         out: OutputArgs,
     },
     /// Print a shell completion script for kpe-check (bash, zsh, fish,
-    /// elvish, powershell), profile names included: see the README for
-    /// where to put it.
+    /// elvish, powershell), profile names included: docs/GUIDE.md, "Shell
+    /// completions", says where to put it.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,

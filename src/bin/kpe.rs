@@ -278,8 +278,8 @@ enum Command {
         dir: Option<std::path::PathBuf>,
     },
     /// Print a shell completion script for kpe (bash, zsh, fish, elvish,
-    /// powershell), rules profiles included: see the README for where to
-    /// put it.
+    /// powershell), rules profiles included: docs/GUIDE.md, "Shell
+    /// completions", says where to put it.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,

@@ -5,12 +5,12 @@
 // is slower still; a crate's read plus the rules, 4.1-5.2x. Against
 // serde_json reading the file into `IgnoredAny` (`from_reader`), the whole
 // check at `--jobs 1` is 1.38-1.44x the fastest floor any build gave,
-// plain and sorted keys alike (2026-12-04, load 3.5-4.0; README "Speed");
+// plain and sorted keys alike (2026-12-04, load 3.5-4.0; BENCHMARKS.md);
 // against `from_slice` over the file in memory, 2.42-2.47x
 // (`benches/json-crates`, the same day, load 1.4). The rules' own calls
 // (`legal_moves` and `play` a ply) take 0.94x of `from_slice` alone, so
 // the check comes within 1.5x of it only if reading and everything but
-// the rules took 0.56x of `from_slice` (`check_speed`, README "Speed").
+// the rules took 0.56x of `from_slice` (`check_speed`, BENCHMARKS.md).
 
 //! Reading a game fast when it has the plain shape nearly every transcript
 //! has: strings without escapes, numbers that are small integers, only the
