@@ -34,6 +34,9 @@ use kpe::{Game, Pit, Position, Profile, game_over, legal_moves};
 #[path = "common/completed.rs"]
 mod completed;
 
+/// The most threads `kpe solve -j` starts.
+const MAX_SOLVE_JOBS: u32 = 256;
+
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success
@@ -159,9 +162,13 @@ enum Command {
         /// Where the table goes.
         #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
         dir: std::path::PathBuf,
-        /// Threads [default: the number of cores].
-        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        /// Threads [default: the number of cores], at most 256.
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SOLVE_JOBS)))]
         jobs: Option<u32>,
+        /// Solve the layers only, not the openings (which need every layer
+        /// up to 48 stones).
+        #[arg(long)]
+        no_opening: bool,
     },
     /// The margin best play forces from a position, its best moves and a
     /// line of best play: from the table when it covers the position, else
@@ -332,7 +339,8 @@ fn main() -> ExitCode {
             stones,
             dir,
             jobs,
-        } => solve(rules, stones, dir, jobs),
+            no_opening,
+        } => solve(rules, stones, dir, jobs, !no_opening),
         Command::Value {
             position,
             rules,
@@ -720,7 +728,13 @@ fn engine(options: kpe::live::ServeOptions, perfect: Option<&std::path::Path>) -
 }
 
 /// `kpe solve`: build a table, one layer file at a time, with progress.
-fn solve(rules: Profile, stones: u8, dir: std::path::PathBuf, jobs: Option<u32>) -> ExitCode {
+fn solve(
+    rules: Profile,
+    stones: u8,
+    dir: std::path::PathBuf,
+    jobs: Option<u32>,
+    opening: bool,
+) -> ExitCode {
     let class = match kpe::solve::Class::of(rules) {
         Ok(class) => class,
         Err(e) => {
@@ -734,7 +748,8 @@ fn solve(rules: Profile, stones: u8, dir: std::path::PathBuf, jobs: Option<u32>)
             .build_global()
     {
         eprintln!("error: kpe solve: cannot start {n} threads: {e}");
-        return ExitCode::from(2);
+        // Threads that did start may never be joined: leave at once.
+        std::process::exit(2);
     }
     let options = kpe::solve::SolveOptions {
         class,
@@ -774,8 +789,58 @@ fn solve(rules: Profile, stones: u8, dir: std::path::PathBuf, jobs: Option<u32>)
                 layers.len(),
                 layers.len() - solved
             );
-            ExitCode::SUCCESS
         }
+        Err(e) => {
+            eprintln!("error: kpe solve: {e}");
+            return ExitCode::from(3);
+        }
+    }
+    if !opening {
+        return ExitCode::SUCCESS;
+    }
+    if stones < 48 {
+        out!(
+            "openings: not solved: they stand on every layer up to 48 stones (this table stops at {})",
+            stones & !1
+        );
+        return ExitCode::SUCCESS;
+    }
+    solve_openings(&options.dir, class)
+}
+
+/// The openings of `kpe solve`, with a line of progress every few seconds.
+fn solve_openings(dir: &std::path::Path, class: kpe::solve::Class) -> ExitCode {
+    let started = std::time::Instant::now();
+    let mut last = started;
+    let mut tick = |profile: Profile, n: u64| {
+        let now = std::time::Instant::now();
+        if now.duration_since(last).as_secs() >= 10 {
+            last = now;
+            let secs = now.duration_since(started).as_secs_f64();
+            eprintln!(
+                "opening {}: {n} positions valued, {:.0} per second, {secs:.0} s",
+                kpe::Switch::StrictLock.assignment(profile),
+                n as f64 / secs.max(1e-9)
+            );
+        }
+    };
+    let result = kpe::solve::solve_openings(dir, class, &mut tick, &mut |r| {
+        let best: Vec<String> = r.summary.best.iter().map(ToString::to_string).collect();
+        let how = r.solved.map_or_else(
+            || "finished before (header and checksum checked)".to_owned(),
+            |t| format!("solved in {:.1} s", t.as_secs_f64()),
+        );
+        out!(
+            "opening {}: initial position worth {:+} for South, best {}; {} positions before the lock; {how}; {}",
+            r.profile,
+            r.summary.value,
+            best.join(" "),
+            r.summary.states,
+            r.path.display()
+        );
+    });
+    match result {
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: kpe solve: {e}");
             ExitCode::from(3)
@@ -834,7 +899,13 @@ fn value(
         );
         return ExitCode::from(2);
     };
-    let table = kpe::solve::Table::open(dir, class);
+    let table = match kpe::solve::Table::open(dir, class) {
+        Ok(table) => table,
+        Err(e) => {
+            eprintln!("error: kpe value: {e}");
+            return ExitCode::from(3);
+        }
+    };
     if table.max_stones().is_none() {
         eprintln!(
             "error: kpe value: no table of {class} in {}: expected {} (build it with `kpe solve --rules {rules}`)",

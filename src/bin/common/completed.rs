@@ -18,6 +18,9 @@ use kpe::Profile;
 /// A parser of `T` from its text that offers `names` to completion.
 pub struct Completed<T> {
     names: &'static [String],
+    /// Whether an empty value is refused (a profile: `--rules ''` is more
+    /// likely an unset variable than a wish for the default).
+    refuse_empty: bool,
     value: PhantomData<fn() -> T>,
 }
 
@@ -25,6 +28,7 @@ impl<T> Clone for Completed<T> {
     fn clone(&self) -> Self {
         Completed {
             names: self.names,
+            refuse_empty: self.refuse_empty,
             value: PhantomData,
         }
     }
@@ -43,8 +47,14 @@ where
         arg: Option<&clap::Arg>,
         value: &OsStr,
     ) -> Result<T, clap::Error> {
+        let refuse_empty = self.refuse_empty;
         StringValueParser::new()
-            .try_map(|text| {
+            .try_map(move |text| {
+                if refuse_empty && text.trim().is_empty() {
+                    return Err(
+                        "an empty profile: name one (`default` for the default profile)".into(),
+                    );
+                }
                 if let Some(twice) = repeated_switch(&text) {
                     return Err(format!(
                         "`{twice}` is given twice in `{text}`: name each switch once"
@@ -91,6 +101,7 @@ fn profile_names() -> &'static [String] {
 pub fn profile() -> Completed<Profile> {
     Completed {
         names: profile_names(),
+        refuse_empty: true,
         value: PhantomData,
     }
 }
@@ -108,6 +119,7 @@ pub fn switches() -> Completed<kpe::dispute::Disputed> {
                 .cloned()
                 .collect()
         }),
+        refuse_empty: false,
         value: PhantomData,
     }
 }
@@ -123,6 +135,7 @@ pub fn profiles() -> Completed<kpe::live::Profiles> {
     });
     Completed {
         names,
+        refuse_empty: false,
         value: PhantomData,
     }
 }
