@@ -712,7 +712,7 @@ fn kpe_value_prints_the_margin_the_best_moves_and_a_line_of_best_play() {
 }
 
 #[test]
-fn before_the_lock_kpe_value_searches_down_to_the_table() {
+fn before_the_lock_kpe_value_is_exact_from_the_opening_search() {
     let dir = tempfile::tempdir().unwrap();
     solve_into(dir.path(), 6);
     // North has one unused pit (N4, 6 stones) and must feed South with it.
@@ -724,15 +724,252 @@ fn before_the_lock_kpe_value_searches_down_to_the_table() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(json["source"]["kind"], "search", "{json}");
-    assert_eq!(json["source"]["exact"], true, "{json}");
-    // One ply down North is unlocked and the table has the rest.
-    assert_eq!(json["source"]["depth"], 1, "{json}");
+    assert_eq!(json["source"]["kind"], "opening", "{json}");
+    // One ply down North is unlocked and the table has the rest: no
+    // position before the lock but this one, whose moves are valued.
+    assert_eq!(json["source"]["solved"], 0, "{json}");
     let after: kpe::Position = "1,1,1,1/1,1,0,0 S 42/0 1234/1234".parse().unwrap();
     let table = Table::in_memory(Class::DEFAULT, 6);
     let margin = -table.entry(&after).unwrap().margin;
     assert_eq!(json["margin"], serde_json::json!(margin), "{json}");
     assert_eq!(json["best"], serde_json::json!(["N4"]), "{json}");
+    // The line of best play starts with N4 and goes on into the table.
+    let line = json["line"]["moves"].as_array().unwrap();
+    assert_eq!(line[0], "N4", "{json}");
+    assert!(line.len() > 1, "{json}");
+    // The text says where the value comes from.
+    kpe()
+        .args(["value", "0,0,0,0/0,0,0,6 N 42/0 1234/123-"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "source: the opening, exact: 0 positions before the lock solved now",
+        ))
+        .stdout(predicates::str::contains("best moves: N4"));
+}
+
+#[test]
+fn kpe_engine_perfect_never_answers_best_from_bounds() {
+    let input = |p: &str| {
+        format!(
+            "{{\"type\":\"hello\",\"protocol\":1,\"profile\":\"{}\"}}\n{{\"type\":\"best\",\"position\":\"{p}\"}}\n{{\"type\":\"quit\"}}\n",
+            covered()
+        )
+    };
+    let reply = |dir: &Path, p: &str| {
+        let out = kpe()
+            .args(["engine", "--perfect", "--dir"])
+            .arg(dir)
+            .write_stdin(input(p))
+            .timeout(std::time::Duration::from_secs(600))
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        text.lines().nth(1).unwrap().to_owned()
+    };
+    // No table at all: an error, not a move from a search.
+    let empty = tempfile::tempdir().unwrap();
+    let r = reply(empty.path(), "6,6,6,6/6,6,6,6 S 0/0 ----/----");
+    assert!(r.contains(r#""type":"error""#), "{r}");
+    assert!(r.contains("no perfect play"), "{r}");
+    assert!(r.contains("no layer"), "{r}");
+    // Before the lock on a small table: the exact move of the opening.
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    let r = reply(dir.path(), "0,0,0,0/0,0,0,6 N 42/0 1234/123-");
+    let after: kpe::Position = "1,1,1,1/1,1,0,0 S 42/0 1234/1234".parse().unwrap();
+    let margin = -Table::in_memory(Class::DEFAULT, 6)
+        .entry(&after)
+        .unwrap()
+        .margin;
+    assert_eq!(
+        r,
+        format!(r#"{{"type":"best","move":"N4","margin":{margin}}}"#)
+    );
+    // Beyond the table: an error naming the layers it needs.
+    let r = reply(dir.path(), "6,6,6,6/6,6,6,6 S 0/0 ----/----");
+    assert!(r.contains("needs the layers up to 48 stones"), "{r}");
+}
+
+/// Runs `kpe value` on a position of `dir`'s table and returns its exit
+/// code and standard error.
+fn value_error(dir: &Path) -> (i32, String) {
+    let out = kpe()
+        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir)
+        .timeout(std::time::Duration::from_secs(600))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Regression (issue 45): a layer that is a FIFO made `kpe value`,
+/// `kpe solve` and `kpe engine --perfect` wait for ever; one linked to
+/// /dev/zero was read until memory ran out. Neither is opened now.
+#[test]
+fn a_layer_that_is_a_fifo_or_a_device_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    let path = dir.path().join(format!("{}/layer-04.kpet", Class::DEFAULT));
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: not a regular file (a character device)"),
+        "{err}"
+    );
+    std::fs::remove_file(&path).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&path).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped the FIFO: `mkfifo` is not available");
+        return;
+    }
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: not a regular file (a FIFO)"),
+        "{err}"
+    );
+    kpe()
+        .args(["solve", "--stones", "6"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(600))
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("not a regular file (a FIFO)"));
+    let input = format!(
+        "{{\"type\":\"hello\",\"protocol\":1,\"profile\":\"{}\"}}\n{{\"type\":\"best\",\"position\":\"0,0,1,1/1,0,0,1 S 22/22 1234/1234\"}}\n{{\"type\":\"quit\"}}\n",
+        covered()
+    );
+    kpe()
+        .args(["engine", "--perfect", "--dir"])
+        .arg(dir.path())
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(600))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("not a regular file (a FIFO)"));
+}
+
+/// Regression (issue 45): a missing layer below others made `kpe value`
+/// search silently; a layer that is a loop of links was taken as missing.
+#[test]
+fn a_missing_layer_in_the_middle_or_a_link_loop_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 8);
+    let folder = dir.path().join(Class::DEFAULT.to_string());
+    std::fs::remove_file(folder.join("layer-04.kpet")).unwrap();
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: no such layer file, but ")
+            && err.contains("layer-08.kpet is there"),
+        "{err}"
+    );
+    // `kpe solve` fills the gap.
+    let out = solve_into(dir.path(), 8);
+    assert!(out.contains("layer  4:"), "{out}");
+    assert!(folder.join("layer-04.kpet").exists());
+    // A loop of links where layer 4 should be.
+    let four = folder.join("layer-04.kpet");
+    std::fs::remove_file(&four).unwrap();
+    std::os::unix::fs::symlink(&four, &four).unwrap();
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: ") && err.contains("symbolic links"),
+        "{err}"
+    );
+}
+
+/// Regression (issue 45): unknown and repeated header fields, and a
+/// `covers:` line naming other profiles, were accepted.
+#[test]
+fn a_header_with_an_unknown_repeated_or_forged_field_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 4);
+    let path = dir.path().join(format!("{}/layer-02.kpet", Class::DEFAULT));
+    let good = std::fs::read(&path).unwrap();
+    let end = good.windows(2).position(|w| w == b"\n\n").unwrap();
+    let head = String::from_utf8(good[..end].to_vec()).unwrap();
+    let with_head = |h: &str| [h.as_bytes(), &good[end..]].concat();
+    let cases = [
+        (
+            format!("{head}\nowner: me"),
+            "layer-02.kpet:9: header: unknown field `owner`",
+        ),
+        (
+            format!("{head}\nstones: 2"),
+            "layer-02.kpet:9: header: field `stones` is given twice",
+        ),
+        (
+            head.replacen("lock=before-sowing", "lock=after-sowing", 1),
+            "header field `covers` says",
+        ),
+    ];
+    for (text, expected) in cases {
+        std::fs::write(&path, with_head(&text)).unwrap();
+        let (code, err) = value_error(dir.path());
+        assert_eq!(code, 3, "{err}");
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+}
+
+/// Regression (issue 45): two `kpe solve` into one folder failed with a
+/// misleading `No such file or directory`; now the second is refused by a
+/// lock, clearly.
+#[test]
+fn a_second_solve_into_the_same_folder_is_refused_by_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join(Class::DEFAULT.to_string());
+    std::fs::create_dir_all(&folder).unwrap();
+    let lock = std::fs::File::create(folder.join(".kpe-solve.lock")).unwrap();
+    lock.lock().unwrap();
+    kpe()
+        .args(["solve", "--stones", "4"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains(
+            ".kpe-solve.lock: another `kpe solve` is writing this table",
+        ));
+    drop(lock);
+    solve_into(dir.path(), 4);
+}
+
+/// Regression (issue 45): `kpe solve -j 20000` could not start the threads
+/// and then never exited; `--rules ''` was taken as the default.
+#[test]
+fn kpe_solve_refuses_too_many_threads_and_an_empty_profile() {
+    kpe()
+        .args(["solve", "--stones", "2", "-j", "20000"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("20000 is not in 1..=256"));
+    for command in ["solve", "value"] {
+        let mut cmd = kpe();
+        cmd.arg(command);
+        if command == "value" {
+            cmd.arg("initial");
+        }
+        cmd.args(["--rules", ""])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("an empty profile"));
+    }
 }
 
 #[test]

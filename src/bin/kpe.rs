@@ -34,9 +34,6 @@ use kpe::{Game, Pit, Position, Profile, game_over, legal_moves};
 #[path = "common/completed.rs"]
 mod completed;
 
-/// The most threads `kpe solve -j` starts.
-const MAX_SOLVE_JOBS: u32 = 256;
-
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success
@@ -163,7 +160,7 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = kpe::solve::default_dir().as_os_str())]
         dir: std::path::PathBuf,
         /// Threads [default: the number of cores], at most 256.
-        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SOLVE_JOBS)))]
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(kpe::reporter::MAX_JOBS)))]
         jobs: Option<u32>,
         /// Solve the layers only, not the openings (which need every layer
         /// up to 48 stones).

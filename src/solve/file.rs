@@ -31,8 +31,8 @@ pub const MAGIC: &str = "kpe-solve-table";
 pub const FORMAT: u32 = 2;
 /// How the body is laid out.
 pub const LAYOUT: &str = "ranked-boards,south-to-move,u16le:margin/2+24|depth<<6";
-/// The longest header read, in bytes.
-const HEADER_MAX: usize = 4096;
+/// The longest header of a layer or opening file read, in bytes.
+pub const HEADER_MAX: usize = 4096;
 
 /// One layer as stored: each state's value byte and depth.
 #[derive(Clone, Debug, PartialEq, Eq)]

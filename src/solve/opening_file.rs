@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::class::Class;
-use super::file::{self, TableError, header_fields, open_regular};
+use super::file::{self, HEADER_MAX, TableError, header_fields, open_regular};
 use crate::board::Pit;
 use crate::position::Position;
 use crate::profile::{Profile, Switch};
@@ -29,8 +29,6 @@ pub const FORMAT: u32 = 1;
 /// How the body is laid out.
 pub const LAYOUT: &str =
     "sorted,south-to-move,u64le:(stones<<36|rank<<8|used-mover<<4|used-opponent)<<8|margin-i8";
-/// The longest header read, in bytes.
-const HEADER_MAX: u64 = 4096;
 /// Bytes per position.
 const ENTRY: u64 = 8;
 
@@ -148,7 +146,7 @@ impl OpeningFile {
         };
         let mut head = Vec::new();
         (&file)
-            .take(HEADER_MAX)
+            .take(HEADER_MAX as u64)
             .read_to_end(&mut head)
             .map_err(io)?;
         let not_one = || TableError::NotATable { path: path.clone() };
