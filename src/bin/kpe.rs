@@ -805,6 +805,10 @@ fn solve(
     solve_openings(&options.dir, class)
 }
 
+/// About how many positions an opening holds (the default's, counted from
+/// outside): the guide of the opening's estimated time left.
+const EXPECTED_OPENING: u64 = 145_000_000;
+
 /// The openings of `kpe solve`, with a line of progress every few seconds.
 fn solve_openings(dir: &std::path::Path, class: kpe::solve::Class) -> ExitCode {
     let started = std::time::Instant::now();
@@ -814,10 +818,13 @@ fn solve_openings(dir: &std::path::Path, class: kpe::solve::Class) -> ExitCode {
         if now.duration_since(last).as_secs() >= 10 {
             last = now;
             let secs = now.duration_since(started).as_secs_f64();
+            let rate = n as f64 / secs.max(1e-9);
+            // The default's opening, counted from outside, holds about
+            // 145 M positions (spec/SOLVE.md): a guide, not a promise.
+            let eta = (EXPECTED_OPENING.saturating_sub(n)) as f64 / rate.max(1.0);
             eprintln!(
-                "opening {}: {n} positions valued, {:.0} per second, {secs:.0} s",
+                "opening {}: {n} positions valued, {rate:.0} per second, {secs:.0} s; eta about {eta:.0} s if it holds {EXPECTED_OPENING} as the default's does",
                 kpe::Switch::StrictLock.assignment(profile),
-                n as f64 / secs.max(1e-9)
             );
         }
     };
