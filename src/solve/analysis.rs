@@ -796,7 +796,7 @@ impl Analysis {
                 if *exact {
                     "exact"
                 } else {
-                    "bounds only (raise --seconds or --depth, or build a larger table)"
+                    "bounds only (raise --seconds or --depth, or build the whole table and its openings with `kpe solve`)"
                 }
             ),
         }
