@@ -11,6 +11,10 @@ use kpe::live::Timeouts;
 fn constants() -> BTreeMap<&'static str, u128> {
     let ms = |d: std::time::Duration| d.as_millis();
     BTreeMap::from([
+        (
+            "kpe::solve::file::HEADER_MAX",
+            kpe::solve::file::HEADER_MAX as u128,
+        ),
         ("kpe::live::MAX_LINE", kpe::live::MAX_LINE as u128),
         (
             "kpe::live::STDERR_LIMIT",

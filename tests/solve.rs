@@ -210,7 +210,7 @@ fn minimax(graph: &Graph) -> FxHashMap<([u8; 8], Player), (i8, bool)> {
 }
 
 /// Checks every position of up to `max` stones under both profiles of
-/// `class` against the table.
+/// `class` against the table, after the lock and before it.
 fn cross_check(class: Class, max: u32) {
     let table = Table::in_memory(class, max as u8);
     let [plain, strict] = class.covers();
@@ -238,6 +238,8 @@ fn cross_check(class: Class, max: u32) {
         .iter()
         .sum();
     assert_eq!(checked, 2 * boards);
+    // Before the lock, on top of the same table and minimax.
+    cross_check_opening(&table, &want, max);
 }
 
 macro_rules! cross_checks {
@@ -261,6 +263,111 @@ cross_checks! {
     up_to_12_stones_the_table_is_the_minimax_under_skip_origin_end_when_unfeedable: "skip-origin,end-when-unfeedable",
     up_to_12_stones_the_table_is_the_minimax_under_feed_after_capture_end_when_unfeedable: "feed-after-capture,end-when-unfeedable",
     up_to_12_stones_the_table_is_the_minimax_under_all_three: "skip-origin,feed-after-capture,end-when-unfeedable",
+}
+
+/// Every valid position before the lock (one player at least with a pit
+/// never used) with at most `max` stones on the board, both sides to move:
+/// the stones off the board are the captures of a player whose lock is open
+/// (with 36 or more off the board, one is).
+fn before_lock(max: u32) -> Vec<Position> {
+    let mut out = Vec::new();
+    let masks = |bits: u8| std::array::from_fn(|k| bits & (1 << k) != 0);
+    for pits in boards(max) {
+        let off = 48 - pits.iter().sum::<u32>();
+        for (south, north) in (0..16u8).flat_map(|s| (0..16u8).map(move |n| (s, n))) {
+            if (south, north) == (15, 15) {
+                continue;
+            }
+            let captured = if south == 15 { [off, 0] } else { [0, off] };
+            for to_move in Player::BOTH {
+                let setup = Setup {
+                    pits: pits.clone(),
+                    captured,
+                    to_move,
+                    used: [masks(south), masks(north)],
+                };
+                if let Ok(p) = Position::from_setup(&setup) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The plain minimax before the lock: the best of the moves, each worth
+/// its captures minus what follows, the positions after the lock valued by
+/// `after` (the minimax of the table's cross-check) and a game over by its
+/// sweep. It recurses with no bound: play before the lock never comes
+/// back to a position (spec/SOLVE.md), and a cycle would be caught here.
+struct PlainOpening<'a> {
+    profile: Profile,
+    after: &'a FxHashMap<([u8; 8], Player), (i8, bool)>,
+    memo: FxHashMap<([u8; 8], Player, [bool; 8]), i8>,
+    on_stack: std::collections::HashSet<([u8; 8], Player, [bool; 8])>,
+}
+
+impl PlainOpening<'_> {
+    fn value(&mut self, p: &Position) -> i8 {
+        let setup = p.to_setup();
+        let used: [bool; 8] = std::array::from_fn(|k| setup.used[k / 4][k % 4]);
+        if used.iter().all(|&u| u) {
+            return self.after[&key(p)].0;
+        }
+        let k = (p.pits(), p.to_move(), used);
+        if let Some(&v) = self.memo.get(&k) {
+            return v;
+        }
+        assert!(
+            self.on_stack.insert(k),
+            "play before the lock came back to {p}"
+        );
+        let legal = legal_moves(p, self.profile);
+        let v = if legal.is_empty() {
+            p.row_stones(p.to_move()) as i8 - p.row_stones(p.to_move().opponent()) as i8
+        } else {
+            legal
+                .into_iter()
+                .map(|pit| {
+                    let (after, report) = play(p, pit, self.profile).expect("legal");
+                    report.captured() as i8 - self.value(&after)
+                })
+                .max()
+                .expect("a move")
+        };
+        self.on_stack.remove(&k);
+        self.memo.insert(k, v);
+        v
+    }
+}
+
+/// Every position before the lock with at most `max` stones, under both
+/// profiles of the class of `table` (the lock reading I2 matters before the
+/// lock), valued by the opening search against the plain minimax, which
+/// takes the values after the lock from `after`.
+fn cross_check_opening(table: &Table, after: &FxHashMap<([u8; 8], Player), (i8, bool)>, max: u32) {
+    let positions = before_lock(max);
+    for profile in table.class().covers() {
+        let got = kpe::solve::exact_values(table, profile, &positions).unwrap();
+        let mut plain = PlainOpening {
+            profile,
+            after,
+            memo: FxHashMap::default(),
+            on_stack: Default::default(),
+        };
+        for (p, &v) in positions.iter().zip(&got) {
+            assert_eq!(
+                v,
+                plain.value(p),
+                "{p} under {profile}: opening against minimax"
+            );
+        }
+    }
+    // Not vacuous: the valid positions before the lock with up to 12
+    // stones (a pit never used holds 6 or more, so at most two are).
+    if max == 12 {
+        assert_eq!(positions.len(), 33_352);
+    }
 }
 
 #[test]
@@ -606,7 +713,7 @@ fn kpe_value_prints_the_margin_the_best_moves_and_a_line_of_best_play() {
 }
 
 #[test]
-fn before_the_lock_kpe_value_searches_down_to_the_table() {
+fn before_the_lock_kpe_value_is_exact_from_the_opening_search() {
     let dir = tempfile::tempdir().unwrap();
     solve_into(dir.path(), 6);
     // North has one unused pit (N4, 6 stones) and must feed South with it.
@@ -618,15 +725,252 @@ fn before_the_lock_kpe_value_searches_down_to_the_table() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(json["source"]["kind"], "search", "{json}");
-    assert_eq!(json["source"]["exact"], true, "{json}");
-    // One ply down North is unlocked and the table has the rest.
-    assert_eq!(json["source"]["depth"], 1, "{json}");
+    assert_eq!(json["source"]["kind"], "opening", "{json}");
+    // One ply down North is unlocked and the table has the rest: no
+    // position before the lock but this one, whose moves are valued.
+    assert_eq!(json["source"]["solved"], 0, "{json}");
     let after: kpe::Position = "1,1,1,1/1,1,0,0 S 42/0 1234/1234".parse().unwrap();
     let table = Table::in_memory(Class::DEFAULT, 6);
     let margin = -table.entry(&after).unwrap().margin;
     assert_eq!(json["margin"], serde_json::json!(margin), "{json}");
     assert_eq!(json["best"], serde_json::json!(["N4"]), "{json}");
+    // The line of best play starts with N4 and goes on into the table.
+    let line = json["line"]["moves"].as_array().unwrap();
+    assert_eq!(line[0], "N4", "{json}");
+    assert!(line.len() > 1, "{json}");
+    // The text says where the value comes from.
+    kpe()
+        .args(["value", "0,0,0,0/0,0,0,6 N 42/0 1234/123-"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "source: the opening, exact: 0 positions before the lock solved now",
+        ))
+        .stdout(predicates::str::contains("best moves: N4"));
+}
+
+#[test]
+fn kpe_engine_perfect_never_answers_best_from_bounds() {
+    let input = |p: &str| {
+        format!(
+            "{{\"type\":\"hello\",\"protocol\":1,\"profile\":\"{}\"}}\n{{\"type\":\"best\",\"position\":\"{p}\"}}\n{{\"type\":\"quit\"}}\n",
+            covered()
+        )
+    };
+    let reply = |dir: &Path, p: &str| {
+        let out = kpe()
+            .args(["engine", "--perfect", "--dir"])
+            .arg(dir)
+            .write_stdin(input(p))
+            .timeout(std::time::Duration::from_secs(600))
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        text.lines().nth(1).unwrap().to_owned()
+    };
+    // No table at all: an error, not a move from a search.
+    let empty = tempfile::tempdir().unwrap();
+    let r = reply(empty.path(), "6,6,6,6/6,6,6,6 S 0/0 ----/----");
+    assert!(r.contains(r#""type":"error""#), "{r}");
+    assert!(r.contains("no perfect play"), "{r}");
+    assert!(r.contains("no layer"), "{r}");
+    // Before the lock on a small table: the exact move of the opening.
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    let r = reply(dir.path(), "0,0,0,0/0,0,0,6 N 42/0 1234/123-");
+    let after: kpe::Position = "1,1,1,1/1,1,0,0 S 42/0 1234/1234".parse().unwrap();
+    let margin = -Table::in_memory(Class::DEFAULT, 6)
+        .entry(&after)
+        .unwrap()
+        .margin;
+    assert_eq!(
+        r,
+        format!(r#"{{"type":"best","move":"N4","margin":{margin}}}"#)
+    );
+    // Beyond the table: an error naming the layers it needs.
+    let r = reply(dir.path(), "6,6,6,6/6,6,6,6 S 0/0 ----/----");
+    assert!(r.contains("needs the layers up to 48 stones"), "{r}");
+}
+
+/// Runs `kpe value` on a position of `dir`'s table and returns its exit
+/// code and standard error.
+fn value_error(dir: &Path) -> (i32, String) {
+    let out = kpe()
+        .args(["value", "0,0,1,1/1,0,0,1 S 22/22 1234/1234"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir)
+        .timeout(std::time::Duration::from_secs(600))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Regression (issue 45): a layer that is a FIFO made `kpe value`,
+/// `kpe solve` and `kpe engine --perfect` wait for ever; one linked to
+/// /dev/zero was read until memory ran out. Neither is opened now.
+#[test]
+fn a_layer_that_is_a_fifo_or_a_device_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 6);
+    let path = dir.path().join(format!("{}/layer-04.kpet", Class::DEFAULT));
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: not a regular file (a character device)"),
+        "{err}"
+    );
+    std::fs::remove_file(&path).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&path).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped the FIFO: `mkfifo` is not available");
+        return;
+    }
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: not a regular file (a FIFO)"),
+        "{err}"
+    );
+    kpe()
+        .args(["solve", "--stones", "6"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(600))
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("not a regular file (a FIFO)"));
+    let input = format!(
+        "{{\"type\":\"hello\",\"protocol\":1,\"profile\":\"{}\"}}\n{{\"type\":\"best\",\"position\":\"0,0,1,1/1,0,0,1 S 22/22 1234/1234\"}}\n{{\"type\":\"quit\"}}\n",
+        covered()
+    );
+    kpe()
+        .args(["engine", "--perfect", "--dir"])
+        .arg(dir.path())
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(600))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("not a regular file (a FIFO)"));
+}
+
+/// Regression (issue 45): a missing layer below others made `kpe value`
+/// search silently; a layer that is a loop of links was taken as missing.
+#[test]
+fn a_missing_layer_in_the_middle_or_a_link_loop_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 8);
+    let folder = dir.path().join(Class::DEFAULT.to_string());
+    std::fs::remove_file(folder.join("layer-04.kpet")).unwrap();
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: no such layer file, but ")
+            && err.contains("layer-08.kpet is there"),
+        "{err}"
+    );
+    // `kpe solve` fills the gap.
+    let out = solve_into(dir.path(), 8);
+    assert!(out.contains("layer  4:"), "{out}");
+    assert!(folder.join("layer-04.kpet").exists());
+    // A loop of links where layer 4 should be.
+    let four = folder.join("layer-04.kpet");
+    std::fs::remove_file(&four).unwrap();
+    std::os::unix::fs::symlink(&four, &four).unwrap();
+    let (code, err) = value_error(dir.path());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("layer-04.kpet: ") && err.contains("symbolic links"),
+        "{err}"
+    );
+}
+
+/// Regression (issue 45): unknown and repeated header fields, and a
+/// `covers:` line naming other profiles, were accepted.
+#[test]
+fn a_header_with_an_unknown_repeated_or_forged_field_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 4);
+    let path = dir.path().join(format!("{}/layer-02.kpet", Class::DEFAULT));
+    let good = std::fs::read(&path).unwrap();
+    let end = good.windows(2).position(|w| w == b"\n\n").unwrap();
+    let head = String::from_utf8(good[..end].to_vec()).unwrap();
+    let with_head = |h: &str| [h.as_bytes(), &good[end..]].concat();
+    let cases = [
+        (
+            format!("{head}\nowner: me"),
+            "layer-02.kpet:9: header: unknown field `owner`",
+        ),
+        (
+            format!("{head}\nstones: 2"),
+            "layer-02.kpet:9: header: field `stones` is given twice",
+        ),
+        (
+            head.replacen("lock=before-sowing", "lock=after-sowing", 1),
+            "header field `covers` says",
+        ),
+    ];
+    for (text, expected) in cases {
+        std::fs::write(&path, with_head(&text)).unwrap();
+        let (code, err) = value_error(dir.path());
+        assert_eq!(code, 3, "{err}");
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+}
+
+/// Regression (issue 45): two `kpe solve` into one folder failed with a
+/// misleading `No such file or directory`; now the second is refused by a
+/// lock, clearly.
+#[test]
+fn a_second_solve_into_the_same_folder_is_refused_by_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join(Class::DEFAULT.to_string());
+    std::fs::create_dir_all(&folder).unwrap();
+    let lock = std::fs::File::create(folder.join(".kpe-solve.lock")).unwrap();
+    lock.lock().unwrap();
+    kpe()
+        .args(["solve", "--stones", "4"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains(
+            ".kpe-solve.lock: another `kpe solve` is writing this table",
+        ));
+    drop(lock);
+    solve_into(dir.path(), 4);
+}
+
+/// Regression (issue 45): `kpe solve -j 20000` could not start the threads
+/// and then never exited; `--rules ''` was taken as the default.
+#[test]
+fn kpe_solve_refuses_too_many_threads_and_an_empty_profile() {
+    kpe()
+        .args(["solve", "--stones", "2", "-j", "20000"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("20000 is not in 1..=256"));
+    for command in ["solve", "value"] {
+        let mut cmd = kpe();
+        cmd.arg(command);
+        if command == "value" {
+            cmd.arg("initial");
+        }
+        cmd.args(["--rules", ""])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("an empty profile"));
+    }
 }
 
 #[test]

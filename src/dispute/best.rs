@@ -68,7 +68,10 @@ pub struct BestValue {
     pub best: Vec<Pit>,
 }
 
-const INITIAL: &str = "out of reach here: before both locks open nothing can be captured and every position holds 48 stones, beyond these small tables; with the full table, `kpe value initial` bounds it by a search through the opening";
+/// What part 5 says of the initial position: it compares small tables
+/// solved in memory, and does not read solved tables (spec/SOLVE.md, "The
+/// opening"), where the value of the game under each reading is.
+const INITIAL: &str = "not compared here: this part solves small tables in memory; the value of the game under each reading is that of its opening (spec/SOLVE.md): `kpe solve --rules PROFILE` for each reading, then `kpe value initial --rules PROFILE`, gives it exactly";
 
 /// Compares both readings with best play.
 pub(super) fn compare(alternative: Profile, options: &Options) -> BestPart {

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use super::class::{Class, NotCovered};
 use super::file::TableError;
-use super::table::{MoveValue, Table};
+use super::opening::{Opening, Stopped, after_lock};
+use super::table::{MoveValue, Table, TableKnown};
 use crate::board::{PITS, Pit, Player};
 use crate::position::Position;
 use crate::profile::Profile;
@@ -79,6 +80,19 @@ pub enum ValueSource {
     Over,
     /// The table.
     Table,
+    /// The opening: an exact search of the positions before the lock
+    /// down to the table, which play before the lock cannot make go round
+    /// (spec/SOLVE.md).
+    Opening {
+        /// Positions before the lock valued by this search (0 when the
+        /// opening file had them all).
+        solved: u64,
+        /// Time taken.
+        seconds: f64,
+        /// The opening file read, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+    },
     /// A search down to the table.
     Search {
         /// The deepest finished iteration, in plies.
@@ -221,6 +235,20 @@ pub fn analyse(
         analysis.source = ValueSource::Table;
         return Ok(analysis);
     }
+    if table
+        .max_stones()
+        .is_some_and(|m| position.board_stones() <= m)
+        && let Some(exact) = before_lock(table, position, profile, budget)?
+    {
+        let margin = bounds_of(&exact.moves).0;
+        analysis.margin = Some(margin);
+        analysis.bounds = [margin, margin];
+        analysis.best = best_of(&exact.moves, margin);
+        analysis.moves = exact.moves;
+        analysis.line = Some(exact.line);
+        analysis.source = exact.source;
+        return Ok(analysis);
+    }
     let (moves, source) = search_down(table, position, profile, budget)?;
     let (lo, hi) = bounds_of(&moves);
     analysis.bounds = [lo, hi];
@@ -231,6 +259,142 @@ pub fn analyse(
     analysis.moves = moves;
     analysis.source = source;
     Ok(analysis)
+}
+
+/// The exact values of `positions` under `profile` (the margin each mover
+/// can force from there on), all from one opening search down to `table`
+/// that remembers every position it values: a position after the lock is
+/// the table's, one before it is searched. Every position must have no
+/// more stones on the board than the table holds.
+///
+/// # Errors
+///
+/// A [`ValueError`] when the profile is not the table's class, or a layer
+/// the search needs is missing or refused.
+pub fn exact_values(
+    table: &Table,
+    profile: Profile,
+    positions: &[Position],
+) -> Result<Vec<i8>, ValueError> {
+    let class = Class::of(profile).map_err(ValueError::NotCovered)?;
+    if class != table.class() {
+        return Err(ValueError::WrongClass {
+            wanted: class,
+            table: table.class(),
+        });
+    }
+    let known = TableKnown {
+        table,
+        opening: table.opening(profile)?,
+    };
+    let mut search = Opening::new(profile);
+    positions
+        .iter()
+        .map(|p| match search.value(p, &known, &mut |_| true) {
+            Ok(v) => Ok(v),
+            Err(Stopped::Table(e)) => Err(e.into()),
+            Err(Stopped::Asked) => unreachable!("never asked to stop"),
+        })
+        .collect()
+}
+
+/// What the opening search gives a position before the lock.
+struct BeforeLock {
+    moves: Vec<MoveValue>,
+    line: BestLine,
+    source: ValueSource,
+}
+
+/// Every move of `position` valued through `search`: exact values.
+fn opening_moves(
+    table: &Table,
+    position: &Position,
+    profile: Profile,
+    search: &mut Opening,
+    known: &TableKnown<'_>,
+    tick: &mut dyn FnMut(u64) -> bool,
+) -> Result<Vec<MoveValue>, Stopped> {
+    let mut out = Vec::new();
+    for pit in rules::legal_moves(position, profile) {
+        let (after, report) = rules::play(position, pit, profile).expect("a legal move");
+        let c = report.captured() as i8;
+        let margin = c - search.value(&after, known, tick)?;
+        let child = if table.covers(&after) {
+            Some(table.entry(&after)?)
+        } else {
+            None
+        };
+        out.push(MoveValue {
+            pit,
+            captures: report.captured(),
+            margin: Some(margin),
+            bounds: [margin, margin],
+            after: child,
+        });
+    }
+    Ok(out)
+}
+
+/// The exact value of a position before the lock (or beyond the table's
+/// lock, with no more stones than it holds): its moves valued by the
+/// opening search, from the opening file when there is one, and a line of
+/// best play that goes on into the table. `None` when the search did not
+/// finish within `budget`'s time.
+fn before_lock(
+    table: &Table,
+    position: &Position,
+    profile: Profile,
+    budget: Budget,
+) -> Result<Option<BeforeLock>, ValueError> {
+    let started = Instant::now();
+    let deadline = started + budget.time;
+    let opening = table.opening(profile)?;
+    let file = opening.as_ref().map(|f| f.path().display().to_string());
+    let known = TableKnown { table, opening };
+    let mut search = Opening::new(profile);
+    let mut tick = |_| Instant::now() < deadline;
+    let run = |search: &mut Opening, tick: &mut dyn FnMut(u64) -> bool| {
+        let moves = opening_moves(table, position, profile, search, &known, tick)?;
+        // The line: a best move at each ply (a capture first, else the
+        // first in pit order) until the lock opens, the table after it.
+        // Every move before the lock raises the potential, so it ends.
+        let mut line = Vec::new();
+        let mut here = *position;
+        while !after_lock(&here) && !rules::legal_moves(&here, profile).is_empty() {
+            let options = opening_moves(table, &here, profile, search, &known, tick)?;
+            let value = bounds_of(&options).0;
+            let pick = options
+                .iter()
+                .filter(|m| m.margin == Some(value))
+                .min_by_key(|m| (m.captures == 0, m.pit))
+                .expect("a best move");
+            line.push(pick.pit);
+            here = rules::play(&here, pick.pit, profile).expect("legal").0;
+        }
+        let rest = best_line(table, &here, profile)?;
+        let end = match rest.end {
+            LineEnd::Repeats { at, captured } => LineEnd::Repeats {
+                at: at + line.len(),
+                captured,
+            },
+            end => end,
+        };
+        line.extend(rest.moves);
+        Ok::<_, Stopped>((moves, BestLine { moves: line, end }))
+    };
+    match run(&mut search, &mut tick) {
+        Ok((moves, line)) => Ok(Some(BeforeLock {
+            moves,
+            line,
+            source: ValueSource::Opening {
+                solved: search.solved,
+                seconds: started.elapsed().as_secs_f64(),
+                file,
+            },
+        })),
+        Err(Stopped::Asked) => Ok(None),
+        Err(Stopped::Table(e)) => Err(e.into()),
+    }
 }
 
 /// The margin of a game that is over, for the player to move: the sweep
@@ -610,6 +774,18 @@ impl Analysis {
         match &self.source {
             ValueSource::Over => "source: the game is over (the sweep, END-2)".to_owned(),
             ValueSource::Table => "source: the table".to_owned(),
+            ValueSource::Opening {
+                solved,
+                seconds,
+                file,
+            } => {
+                let file = file
+                    .as_ref()
+                    .map_or_else(String::new, |f| format!(" and the opening file {f}"));
+                format!(
+                    "source: the opening, exact: {solved} positions before the lock solved now in {seconds:.2} s, down to the table{file}"
+                )
+            }
             ValueSource::Search {
                 depth,
                 nodes,
@@ -620,7 +796,7 @@ impl Analysis {
                 if *exact {
                     "exact"
                 } else {
-                    "bounds only (raise --seconds or --depth, or build a larger table)"
+                    "bounds only (raise --seconds or --depth, or build the whole table and its openings with `kpe solve`)"
                 }
             ),
         }

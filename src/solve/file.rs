@@ -31,8 +31,8 @@ pub const MAGIC: &str = "kpe-solve-table";
 pub const FORMAT: u32 = 2;
 /// How the body is laid out.
 pub const LAYOUT: &str = "ranked-boards,south-to-move,u16le:margin/2+24|depth<<6";
-/// The longest header read, in bytes.
-const HEADER_MAX: usize = 4096;
+/// The longest header of a layer or opening file read, in bytes.
+pub const HEADER_MAX: usize = 4096;
 
 /// One layer as stored: each state's value byte and depth.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +97,36 @@ pub enum TableError {
         /// The body's.
         found: String,
     },
+    /// The path is there but is no regular file (a FIFO, a device, a
+    /// folder): it is not opened, so a FIFO cannot make the reader wait.
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A line of the header is not one field of a layer file, or names a
+    /// field twice.
+    HeaderLine {
+        /// The file.
+        path: PathBuf,
+        /// The line, counted from 1 (the magic line).
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A layer below the highest one is missing: the table has a hole.
+    Gap {
+        /// The missing layer's file.
+        missing: PathBuf,
+        /// A layer above it that is there.
+        above: PathBuf,
+    },
+    /// Another `kpe solve` holds the lock of the class folder.
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+    },
     /// An entry that no solve writes (the checksum matched, so the file
     /// was written wrong).
     Entry {
@@ -151,6 +181,27 @@ impl fmt::Display for TableError {
                 "{}: checksum mismatch: the header says sha256 {expected}, the body's is {found} (corrupt file)",
                 path.display()
             ),
+            TableError::NotRegular { path, kind } => write!(
+                f,
+                "{}: not a regular file ({kind}): a table layer must be a plain file; not read",
+                path.display()
+            ),
+            TableError::HeaderLine {
+                path,
+                line,
+                problem,
+            } => write!(f, "{}:{line}: header: {problem}", path.display()),
+            TableError::Gap { missing, above } => write!(
+                f,
+                "{}: no such layer file, but {} is there: the table has a missing layer (solve it again with `kpe solve`, which fills the gap)",
+                missing.display(),
+                above.display()
+            ),
+            TableError::Locked { path } => write!(
+                f,
+                "{}: another `kpe solve` is writing this table (it holds this lock); wait for it to finish, or solve into another --dir",
+                path.display()
+            ),
             TableError::Entry { path, rank, word } => write!(
                 f,
                 "{}: state {rank} holds {word:#06x}, which is no value (the file was written wrong)",
@@ -180,8 +231,22 @@ pub fn layer_path(dir: &Path, class: Class, stones: u8) -> PathBuf {
     class_dir(dir, class).join(format!("layer-{stones:02}.kpet"))
 }
 
+/// The `covers:` field of a class's layers: its two profiles, explicit.
+fn covers(class: Class) -> String {
+    class.covers().map(Profile::explicit).join(" ")
+}
+
+/// The `covers:` field format 1 wrote: the profiles against the all-off
+/// profile (`default strict-lock`).
+fn covers_format_1(class: Class) -> String {
+    class
+        .covers()
+        .map(|p| p.written_against(Profile::ALL_OFF))
+        .join(" ")
+}
+
 fn header(class: Class, stones: u8, sha: &str) -> String {
-    let covers = class.covers().map(Profile::explicit).join(" ");
+    let covers = covers(class);
     format!(
         "{MAGIC}\nformat: {FORMAT}\nclass: {class}\ncovers: {covers}\nlayout: {LAYOUT}\nstones: {stones}\nstates: {}\nsha256: {sha}\n\n",
         layer_size(stones)
@@ -242,12 +307,22 @@ pub fn write(
 pub fn read(dir: &Path, class: Class, stones: u8) -> Result<LayerData, TableError> {
     let path = layer_path(dir, class, stones);
     match read_bytes(&path, stones) {
-        Ok(bytes) => parse(&path, &bytes, (FORMAT, class.to_string()), stones),
+        Ok(bytes) => parse(
+            &path,
+            &bytes,
+            (FORMAT, class.to_string(), covers(class)),
+            stones,
+        ),
         Err(missing @ TableError::Missing { .. }) => {
             // A table solved before format 2, under its old name.
             let old = layer_path_format_1(dir, class, stones);
             match read_bytes(&old, stones) {
-                Ok(bytes) => parse(&old, &bytes, (1, class.name_in_format_1()), stones),
+                Ok(bytes) => parse(
+                    &old,
+                    &bytes,
+                    (1, class.name_in_format_1(), covers_format_1(class)),
+                    stones,
+                ),
                 Err(TableError::Missing { .. }) => Err(missing),
                 Err(e) => Err(e),
             }
@@ -256,15 +331,113 @@ pub fn read(dir: &Path, class: Class, stones: u8) -> Result<LayerData, TableErro
     }
 }
 
-fn read_bytes(path: &Path, stones: u8) -> Result<Vec<u8>, TableError> {
-    fs::read(path).map_err(|error| {
-        let path = path.to_owned();
-        if error.kind() == io::ErrorKind::NotFound {
-            TableError::Missing { path, stones }
+/// What `metadata` says a path that is no regular file is.
+fn kind_of(meta: &fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a plain file"
+    }
+}
+
+/// Opens `path` for reading if it is a regular file (after following
+/// symbolic links): a missing file is [`TableError::Missing`], a symbolic
+/// link loop or an unreadable path [`TableError::Io`], anything but a
+/// regular file [`TableError::NotRegular`], never opened.
+pub(crate) fn open_regular(path: &Path, stones: u8) -> Result<fs::File, TableError> {
+    let owned = || path.to_owned();
+    let meta = fs::metadata(path).map_err(|error| {
+        if error.kind() == io::ErrorKind::NotFound && fs::symlink_metadata(path).is_err() {
+            TableError::Missing {
+                path: owned(),
+                stones,
+            }
         } else {
-            TableError::Io { path, error }
+            // A loop of links, a dangling link, no permission: said, not
+            // taken for a missing layer.
+            TableError::Io {
+                path: owned(),
+                error,
+            }
         }
+    })?;
+    if !meta.is_file() {
+        return Err(TableError::NotRegular {
+            path: owned(),
+            kind: kind_of(&meta),
+        });
+    }
+    fs::File::open(path).map_err(|error| TableError::Io {
+        path: owned(),
+        error,
     })
+}
+
+/// Whether something is at `path` (a file, or a link even if broken): a
+/// layer that is there, to be read and checked, not taken for missing.
+pub(crate) fn present(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}
+
+/// Reads a layer file, at most the header and the body the header of a
+/// layer of `stones` stones can promise, and one byte more to tell a longer
+/// file (so a link to `/dev/zero` is not read until memory runs out).
+fn read_bytes(path: &Path, stones: u8) -> Result<Vec<u8>, TableError> {
+    use std::io::Read as _;
+    let file = open_regular(path, stones)?;
+    let limit = HEADER_MAX as u64 + 2 * layer_size(stones) + 1;
+    let mut bytes = Vec::new();
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|error| TableError::Io {
+            path: path.to_owned(),
+            error,
+        })?;
+    Ok(bytes)
+}
+
+/// The fields of a header's text (after its magic line): each line a
+/// `name: value` among `names`, each name at most once. Anything else is
+/// refused with its line.
+pub(crate) fn header_fields<'t>(
+    path: &Path,
+    text: &'t str,
+    names: &[&str],
+) -> Result<Vec<(&'t str, &'t str)>, TableError> {
+    let mut fields: Vec<(&str, &str)> = Vec::new();
+    for (k, line) in text.lines().enumerate().skip(1) {
+        let problem = |problem: String| TableError::HeaderLine {
+            path: path.to_owned(),
+            line: k + 1,
+            problem,
+        };
+        let Some((name, value)) = line.split_once(": ") else {
+            return Err(problem(format!(
+                "`{line}` is not a field: expected `name: value`"
+            )));
+        };
+        if !names.contains(&name) {
+            return Err(problem(format!(
+                "unknown field `{name}`: expected one of {}",
+                names.join(", ")
+            )));
+        }
+        if fields.iter().any(|&(n, _)| n == name) {
+            return Err(problem(format!("field `{name}` is given twice")));
+        }
+        fields.push((name, value));
+    }
+    Ok(fields)
 }
 
 /// Checks a layer file's bytes against what was asked for: the format
@@ -272,7 +445,7 @@ fn read_bytes(path: &Path, stones: u8) -> Result<Vec<u8>, TableError> {
 fn parse(
     path: &Path,
     bytes: &[u8],
-    (format, class): (u32, String),
+    (format, class, covers): (u32, String, String),
     stones: u8,
 ) -> Result<LayerData, TableError> {
     let path = path.to_path_buf();
@@ -283,16 +456,19 @@ fn parse(
     let Ok(text) = std::str::from_utf8(&head[..end]) else {
         return Err(TableError::NotATable { path });
     };
-    let mut lines = text.lines();
-    if lines.next() != Some(MAGIC) {
+    if text.lines().next() != Some(MAGIC) {
         return Err(TableError::NotATable { path });
     }
-    let fields: Vec<(&str, &str)> = lines.filter_map(|l| l.split_once(": ")).collect();
+    let names = [
+        "format", "class", "covers", "layout", "stones", "states", "sha256",
+    ];
+    let fields = header_fields(&path, text, &names)?;
     let field = |name: &str| fields.iter().find(|(k, _)| *k == name).map(|&(_, v)| v);
     let states = layer_size(stones);
     let want = [
         ("format", format.to_string()),
         ("class", class),
+        ("covers", covers),
         ("layout", LAYOUT.to_owned()),
         ("stones", stones.to_string()),
         ("states", states.to_string()),
@@ -403,6 +579,15 @@ mod tests {
         for class in Class::all() {
             let path = write(dir.path(), class, 4, &data).unwrap();
             fs::write(&path, edit(&path, "format: 2\n", "format: 1\n")).unwrap();
+            fs::write(
+                &path,
+                edit(
+                    &path,
+                    &format!("covers: {}\n", covers(class)),
+                    &format!("covers: {}\n", covers_format_1(class)),
+                ),
+            )
+            .unwrap();
             let old = edit(
                 &path,
                 &format!("class: {class}\n"),

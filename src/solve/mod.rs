@@ -33,17 +33,24 @@ mod entry;
 pub mod file;
 mod layer;
 mod moves;
+mod opening;
+pub mod opening_file;
 mod perfect;
 mod rank;
 mod table;
 
 pub use analysis::{
     Analysis, BestLine, Budget, LineEnd, MAX_LINE, ValueError, ValueSource, analyse, choose,
+    exact_values,
 };
-pub use build::{LayerReport, SolveOptions, default_dir, solve};
+pub use build::{
+    LayerReport, OpeningReport, SolveLock, SolveOptions, default_dir, lock, solve, solve_openings,
+};
 pub use class::{Class, NotCovered};
 pub use file::TableError;
 pub use layer::LayerStats;
+pub use opening::{Potential, TICK};
+pub use opening_file::{OpeningFile, OpeningSummary};
 pub use perfect::{Perfect, SEARCH_TIME};
 pub use rank::{layer_size, next, rank, turn, unrank};
 pub use table::{Entry, MoveValue, Table};

@@ -36,25 +36,29 @@ impl Perfect {
         }
     }
 
-    fn table(&self, class: Class) -> std::sync::Arc<Table> {
+    fn table(&self, class: Class) -> Result<std::sync::Arc<Table>, String> {
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        std::sync::Arc::clone(
-            tables
-                .entry(class)
-                .or_insert_with(|| std::sync::Arc::new(Table::open(&self.dir, class))),
-        )
+        if let Some(table) = tables.get(&class) {
+            return Ok(std::sync::Arc::clone(table));
+        }
+        let table = std::sync::Arc::new(Table::open(&self.dir, class).map_err(|e| e.to_string())?);
+        tables.insert(class, std::sync::Arc::clone(&table));
+        Ok(table)
     }
 
     /// The move to play in `position` under `profile`, and the margin it
-    /// keeps when known. From the table when it covers the position (the
-    /// winner takes the shortest way to a capture or the end, so it cannot
-    /// be held off by going round); else the move with the best bounds of a
-    /// search of [`SEARCH_TIME`] down to the table.
+    /// keeps. From the table when it covers the position (the winner takes
+    /// the shortest way to a capture or the end, so it cannot be held off
+    /// by going round); before the lock, from the opening (the opening
+    /// file, or an exact search of at most [`SEARCH_TIME`] down to the
+    /// table). A move is never played from bounds: a position whose value
+    /// is not found exactly is an error.
     ///
     /// # Errors
     ///
     /// What is wrong, for people: the game is over, the profile has no
-    /// table, or a layer file is missing or refused.
+    /// table, the table has no layer for the position, a layer file is
+    /// missing or refused, or the exact search did not finish in time.
     pub fn best(&self, position: &Position, profile: Profile) -> Result<(Pit, Option<i8>), String> {
         if rules::legal_moves(position, profile).is_empty() {
             return Err(format!(
@@ -62,7 +66,22 @@ impl Perfect {
             ));
         }
         let class = Class::of(profile).map_err(|e| e.to_string())?;
-        let table = self.table(class);
+        let table = self.table(class)?;
+        let enough = table
+            .max_stones()
+            .is_some_and(|m| position.board_stones() <= m);
+        if !enough {
+            return Err(format!(
+                "no perfect play for `{position}`: the table of {class} in {} has {}; it needs the layers up to {} stones (build them with `kpe solve --rules {profile}`)",
+                self.dir.display(),
+                table
+                    .max_stones()
+                    .map_or("no layer".to_owned(), |m| format!(
+                        "layers up to {m} stones"
+                    )),
+                position.board_stones()
+            ));
+        }
         if table.covers(position) {
             let chosen = choose(&table, position, profile).map_err(|e| e.to_string())?;
             let (pit, margin) = chosen.expect("a position with legal moves has a best one");
@@ -73,11 +92,13 @@ impl Perfect {
             ..Budget::default()
         };
         let analysis = analyse(&table, position, profile, budget).map_err(|e| e.to_string())?;
-        let pick = analysis
-            .moves
-            .iter()
-            .max_by_key(|m| (m.bounds[0], m.bounds[1], std::cmp::Reverse(m.pit)))
-            .expect("a position with legal moves has one");
-        Ok((pick.pit, analysis.margin))
+        let (Some(margin), Some(line)) = (analysis.margin, &analysis.line) else {
+            return Err(format!(
+                "no perfect play for `{position}`: its exact value was not found in {} s (no opening file for {profile}: build it with `kpe solve --rules {profile}`); a search gave bounds only",
+                SEARCH_TIME.as_secs()
+            ));
+        };
+        let pit = *line.moves.first().expect("a position with legal moves");
+        Ok((pit, Some(margin)))
     }
 }

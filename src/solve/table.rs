@@ -10,9 +10,12 @@ use super::class::Class;
 use super::entry;
 use super::file::{self, LayerData, TableError};
 use super::moves::state_of;
+use super::opening::{Known, State};
+use super::opening_file::OpeningFile;
 use super::rank::rank;
-use crate::board::{Pit, Player, TOTAL_STONES};
+use crate::board::{PITS, Pit, Player, TOTAL_STONES};
 use crate::position::Position;
+use crate::profile::{Profile, Switch};
 
 /// What the table says of one position after the lock: the margin its
 /// mover can force from here on.
@@ -48,23 +51,40 @@ pub struct Table {
     source: Source,
     max_stones: Option<u8>,
     layers: Mutex<Vec<Option<Arc<LayerData>>>>,
+    /// The opening files, by `strict-lock` off and on, once looked for.
+    openings: Mutex<[Option<Option<Arc<OpeningFile>>>; 2]>,
 }
 
 impl Table {
     /// The table of `class` under `dir` (`DIR/<class>/layer-NN.kpet`). It
-    /// covers the layers from 0 stones up to the first missing file; files
-    /// are read, and checked, when first needed.
-    #[must_use]
-    pub fn open(dir: &Path, class: Class) -> Table {
-        let max_stones = layers(TOTAL_STONES)
-            .take_while(|&s| file::layer_path(dir, class, s).exists())
-            .last();
-        Table {
+    /// covers the layers from 0 stones up to the highest one there; files
+    /// are read, and checked, when first needed. Anything at a layer's path
+    /// counts as there (a broken link, a FIFO), to be refused with its
+    /// reason when read, never taken for the end of the table.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::Gap`] when a layer below the highest one is missing.
+    pub fn open(dir: &Path, class: Class) -> Result<Table, TableError> {
+        let there: Vec<u8> = layers(TOTAL_STONES)
+            .filter(|&s| file::present(&file::layer_path(dir, class, s)))
+            .collect();
+        let max_stones = there.last().copied();
+        if let Some(top) = max_stones
+            && let Some(missing) = layers(top).find(|s| !there.contains(s))
+        {
+            return Err(TableError::Gap {
+                missing: file::layer_path(dir, class, missing),
+                above: file::layer_path(dir, class, top),
+            });
+        }
+        Ok(Table {
             class,
             source: Source::Files(dir.to_path_buf()),
             max_stones,
             layers: Mutex::new(vec![None; usize::from(TOTAL_STONES) + 1]),
-        }
+            openings: Mutex::new([None, None]),
+        })
     }
 
     /// Solves the layers of `class` up to `max_stones` in memory (seconds
@@ -80,6 +100,7 @@ impl Table {
             source: Source::Memory,
             max_stones: Some(max_stones.min(TOTAL_STONES) & !1),
             layers: Mutex::new(layers),
+            openings: Mutex::new([None, None]),
         }
     }
 
@@ -155,6 +176,53 @@ impl Table {
             endless: entry::endless(byte),
             depth: layer.depths[i],
         })
+    }
+}
+
+impl Table {
+    /// The opening file of `profile` (one of the two the class covers),
+    /// opened and checked when first asked for; `None` when there is none
+    /// (or the table is in memory).
+    ///
+    /// # Errors
+    ///
+    /// A [`TableError`] when the file is there but refused.
+    pub fn opening(&self, profile: Profile) -> Result<Option<Arc<OpeningFile>>, TableError> {
+        let Source::Files(dir) = &self.source else {
+            return Ok(None);
+        };
+        let slot = usize::from(profile.has(Switch::StrictLock));
+        let mut openings = self.openings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = &openings[slot] {
+            return Ok(known.clone());
+        }
+        let opened = OpeningFile::open(dir, self.class, profile)?.map(Arc::new);
+        openings[slot] = Some(opened.clone());
+        Ok(opened)
+    }
+}
+
+/// The values the opening search stands on: this table after the lock,
+/// and an opening file before it, if there is one.
+pub(crate) struct TableKnown<'a> {
+    pub table: &'a Table,
+    pub opening: Option<Arc<OpeningFile>>,
+}
+
+impl Known for TableKnown<'_> {
+    fn after_lock(&self, board: &[u8; PITS]) -> Result<i8, TableError> {
+        let state = State {
+            board: *board,
+            used: [0b1111; 2],
+        };
+        Ok(self.table.entry(&state.position())?.margin)
+    }
+
+    fn before_lock(&self, key: u64) -> Result<Option<i8>, TableError> {
+        match &self.opening {
+            Some(file) => file.get(key),
+            None => Ok(None),
+        }
     }
 }
 
