@@ -82,7 +82,10 @@ fn xtask_steps(source: &str) -> Vec<Step> {
 fn every_update_variable_a_test_reads_is_set_by_cargo_xtask_regen() {
     let xtask = fs::read_to_string(root().join("xtask/src/main.rs")).expect("xtask/src/main.rs");
     let steps = xtask_steps(&xtask);
-    assert!(steps.len() >= 3, "the xtask's steps were not found: the parsing here is stale");
+    assert!(
+        steps.len() >= 3,
+        "the xtask's steps were not found: the parsing here is stale"
+    );
     let mut files = Vec::new();
     for dir in ["tests", "src", "benches", "examples"] {
         rust_files(&root().join(dir), &mut files);
@@ -99,10 +102,15 @@ fn every_update_variable_a_test_reads_is_set_by_cargo_xtask_regen() {
             seen.insert(var.clone());
             let runs_this_file = |step: &Step| match &step.tests {
                 None => true,
-                Some(tests) => rel.parent() == Some(Path::new("tests"))
-                    && tests.contains(rel.file_stem().unwrap().to_str().unwrap()),
+                Some(tests) => {
+                    rel.parent() == Some(Path::new("tests"))
+                        && tests.contains(rel.file_stem().unwrap().to_str().unwrap())
+                }
             };
-            if !steps.iter().any(|s| s.env.contains(&var) && runs_this_file(s)) {
+            if !steps
+                .iter()
+                .any(|s| s.env.contains(&var) && runs_this_file(s))
+            {
                 missing.push(format!(
                     "{} reads {var}, but no step of `cargo xtask regen` sets it and runs that file",
                     rel.display()
@@ -110,14 +118,23 @@ fn every_update_variable_a_test_reads_is_set_by_cargo_xtask_regen() {
             }
         }
     }
-    assert!(missing.is_empty(), "{}\nadd it to xtask/src/main.rs", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "{}\nadd it to xtask/src/main.rs",
+        missing.join("\n")
+    );
     // The finder itself: the generators known when this test was written.
     for known in ["UPDATE_SCHEMAS", "UPDATE_TRACEABILITY", "UPDATE_PERFT"] {
-        assert!(seen.contains(known), "{known} was not found in any test: is the scan broken?");
+        assert!(
+            seen.contains(known),
+            "{known} was not found in any test: is the scan broken?"
+        );
     }
     // insta writes snapshots only when told: some step runs every test so.
     assert!(
-        steps.iter().any(|s| s.tests.is_none() && s.env.contains("INSTA_UPDATE")),
+        steps
+            .iter()
+            .any(|s| s.tests.is_none() && s.env.contains("INSTA_UPDATE")),
         "no step of `cargo xtask regen` runs the whole suite with INSTA_UPDATE"
     );
     // And the list the xtask documents (`cargo xtask --help`) names them all.
@@ -125,10 +142,21 @@ fn every_update_variable_a_test_reads_is_set_by_cargo_xtask_regen() {
         .split("UPDATE_VARIABLES: &[(&str, &str)] = &[")
         .nth(1)
         .and_then(|rest| rest.split("];").next())
-        .map(|list| literals(list).into_iter().filter(|l| l.starts_with("UPDATE_")).collect())
+        .map(|list| {
+            literals(list)
+                .into_iter()
+                .filter(|l| l.starts_with("UPDATE_"))
+                .collect()
+        })
         .expect("UPDATE_VARIABLES in xtask/src/main.rs");
-    let unlisted: Vec<&String> = seen.iter().filter(|v| !listed.contains(v.as_str())).collect();
-    assert!(unlisted.is_empty(), "UPDATE_VARIABLES does not list {unlisted:?}");
+    let unlisted: Vec<&String> = seen
+        .iter()
+        .filter(|v| !listed.contains(v.as_str()))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "UPDATE_VARIABLES does not list {unlisted:?}"
+    );
 }
 
 #[test]
