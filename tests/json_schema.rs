@@ -1,9 +1,9 @@
-//! The JSON Schema validator of `tests/common/schema.rs` (issue 26: written
-//! in place of the `jsonschema` crate): each keyword it knows takes one
-//! instance and refuses another, naming the instance's JSON path; a schema
-//! with a keyword it does not know is refused; and every committed
-//! `spec/*.schema.json` takes a real instance of its format and refuses a
-//! broken one.
+//! The JSON Schema check of `tests/common/schema.rs` (the `jsonschema`
+//! crate behind a gate of known keywords, issue 47): each keyword the
+//! committed schemas use takes one instance and refuses another, naming the
+//! instance's JSON path; a schema with a keyword not listed is refused; the
+//! integer formats are ranges; and every committed `spec/*.schema.json`
+//! takes a real instance of its format and refuses a broken one.
 
 #[path = "common/schema.rs"]
 mod schema;
@@ -64,8 +64,8 @@ fn ref_follows_the_definitions() {
 #[test]
 fn a_loop_of_references_is_an_error_not_a_hang() {
     let schema = json!({"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"});
-    let errors = Schema::new(schema).unwrap().errors(&json!(1));
-    assert!(errors[0].message.contains("loop"), "{errors:?}");
+    let err = Schema::new(schema).expect_err("a loop of references is refused");
+    assert!(err.contains("loop"), "{err}");
 }
 
 #[test]
@@ -304,8 +304,8 @@ fn errors_name_the_json_path_of_the_instance() {
     assert_eq!(
         shown,
         [
-            "at $.games[1].after: 1 is not of type string",
-            "at $.games[1][\"odd key\"]: 2 is not of type string",
+            "at $.games[1].after: 1 is not of type \"string\"",
+            "at $.games[1][\"odd key\"]: 2 is not of type \"string\"",
         ]
     );
 }

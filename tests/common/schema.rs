@@ -1,26 +1,30 @@
-//! A validator of the part of JSON Schema (draft 2020-12) that the
-//! committed `spec/*.schema.json` use, and the check of kpe-check's JSON
-//! reports against `spec/report.schema.json`. Included with
+//! The check of instances against the committed `spec/*.schema.json`
+//! (JSON Schema draft 2020-12), and of kpe-check's JSON reports against
+//! `spec/report.schema.json`. Included with
 //! `#[path = "common/schema.rs"] mod schema;`.
 //!
-//! Hand-written rather than the `jsonschema` crate (issue 26): that crate
-//! brought 49 packages, and Cargo.lock went from 204 to 155 without it
-//! (233 before `scraper` went too). It refuses a schema that uses a keyword it
-//! does not know, so a rule can never pass by being ignored, and unlike
-//! `jsonschema` (for which `format` is only an annotation in 2020-12) it
-//! checks the ranges of the integer formats schemars writes (`uint8`,
-//! `uint32`, `int64`...), as the serde types the schemas come from do.
+//! The validation itself is the `jsonschema` crate's (issue 47: a
+//! maintained validator as the oracle, in place of the one written here
+//! for issue 26). Around it, two things the crate does not do, so that a
+//! rule of the committed schemas can never pass by being ignored:
+//!
+//! - a schema is first checked to use only the keywords, formats and
+//!   references listed here ([`Schema::new`]); the crate, as the standard
+//!   says, ignores a keyword it does not know (a misspelt `requried`
+//!   would check nothing);
+//! - the integer formats schemars writes (`uint8`, `uint32`, `int64`...),
+//!   which the standard treats as annotations, are checked as ranges, as
+//!   the serde types the schemas come from do: each is given to the crate
+//!   as `minimum`, `maximum` and `multipleOf: 1` beside the format.
 
 // Each test binary that includes this file uses part of it.
 #![allow(dead_code)]
 
-use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
-use regex::Regex;
-use serde_json::{Map, Number, Value};
+use jsonschema::paths::LocationSegment;
+use serde_json::{Value, json};
 
 /// Keywords that only annotate: no instance is refused by them.
 const ANNOTATIONS: &[&str] = &[
@@ -39,16 +43,11 @@ const ANNOTATIONS: &[&str] = &[
 /// The dialect the schemas are written in; any other is refused.
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// How many `$ref` may be followed without reaching into the instance:
-/// more is a loop of references.
-const MAX_REF_CHAIN: usize = 64;
-
-/// A schema checked to use only what this validator knows, with its
-/// patterns compiled.
+/// A schema checked to use only what is listed here, compiled by the
+/// `jsonschema` crate.
 #[derive(Debug)]
 pub struct Schema {
-    root: Value,
-    patterns: HashMap<String, Regex>,
+    validator: jsonschema::Validator,
 }
 
 /// One place where an instance breaks its schema.
@@ -57,7 +56,7 @@ pub struct Invalid {
     /// The instance's JSON path: `$` for the whole value, then
     /// `.field` and `[index]`, as `$.units[0].verdict`.
     pub path: String,
-    /// What is wrong there.
+    /// What is wrong there (the crate's message).
     pub message: String,
 }
 
@@ -67,51 +66,51 @@ impl fmt::Display for Invalid {
     }
 }
 
-/// One step of a JSON path.
-#[derive(Debug, Clone)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-fn render(path: &[Step]) -> String {
+/// The JSON path `$.a[0]["odd key"]` of an instance location.
+fn render(location: &jsonschema::paths::Location) -> String {
     let mut out = String::from("$");
-    for step in path {
-        match step {
-            Step::Index(i) => out.push_str(&format!("[{i}]")),
-            Step::Key(k)
+    for segment in location.iter() {
+        match segment {
+            LocationSegment::Index(i) => out.push_str(&format!("[{i}]")),
+            LocationSegment::Property(k)
                 if !k.is_empty()
                     && !k.starts_with(|c: char| c.is_ascii_digit())
                     && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
             {
                 out.push('.');
-                out.push_str(k);
+                out.push_str(&k);
             }
-            Step::Key(k) => out.push_str(&format!("[{}]", Value::from(k.as_str()))),
+            LocationSegment::Property(k) => out.push_str(&format!("[{}]", Value::from(&*k))),
         }
     }
     out
 }
 
 impl Schema {
-    /// Checks `root` as a schema.
+    /// Checks `root` as a schema and compiles it.
     ///
     /// # Errors
     ///
-    /// A keyword this validator does not know, a value of the wrong shape
-    /// for its keyword, another dialect, a `$ref` that is not to
-    /// `#/$defs/...` or names nothing, an unknown `format`, or a `pattern`
-    /// that does not compile or whose meaning differs between ECMA-262 and
-    /// the `regex` crate; the message names the schema's JSON path.
+    /// A keyword not listed here, a value of the wrong shape for its
+    /// keyword, another dialect, a `$ref` that is not to `#/$defs/...` or
+    /// names nothing, an unknown `format`, a `pattern` whose meaning
+    /// differs between ECMA-262 and Rust's regexes, or anything the crate
+    /// refuses (a pattern that does not compile, a loop of references);
+    /// the message names the schema's JSON pointer.
     pub fn new(root: Value) -> Result<Self, String> {
         if let Some(dialect) = root.get("$schema")
             && dialect != DRAFT
         {
             return Err(format!("$schema: {dialect} is not {DRAFT}"));
         }
-        let mut patterns = HashMap::new();
-        check_schema(&root, &root, &mut vec![], &mut patterns)?;
-        Ok(Self { root, patterns })
+        check_schema(&root, &root, &mut vec![])?;
+        let mut lowered = root;
+        with_integer_ranges(&mut lowered);
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&lowered)
+            .map_err(|e| format!("{}: {e}", e.schema_path()))?;
+        Ok(Self { validator })
     }
 
     /// The committed schema `spec/{file}`.
@@ -131,353 +130,83 @@ impl Schema {
         Self::new(root).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
-    /// Every place where `instance` breaks the schema, in document order;
-    /// empty when it follows it.
+    /// Every place where `instance` breaks the schema; empty when it
+    /// follows it.
     pub fn errors(&self, instance: &Value) -> Vec<Invalid> {
-        let mut out = Vec::new();
-        self.check(&self.root, instance, &mut vec![], 0, &mut out);
-        out
+        self.validator
+            .iter_errors(instance)
+            .map(|e| Invalid {
+                path: render(e.instance_path()),
+                message: e.to_string(),
+            })
+            .collect()
     }
 
     /// Whether `instance` follows the schema.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.errors(instance).is_empty()
-    }
-
-    fn check(
-        &self,
-        schema: &Value,
-        v: &Value,
-        path: &mut Vec<Step>,
-        refs: usize,
-        out: &mut Vec<Invalid>,
-    ) {
-        let s = match schema {
-            Value::Bool(true) => return,
-            Value::Bool(false) => return fail(out, path, "nothing is allowed here".to_owned()),
-            Value::Object(s) => s,
-            _ => unreachable!("checked by Schema::new"),
-        };
-        if let Some(Value::String(r)) = s.get("$ref") {
-            if refs >= MAX_REF_CHAIN {
-                fail(out, path, format!("$ref {r}: a loop of references"));
-            } else {
-                let target = self.root.pointer(&r[1..]).expect("checked by Schema::new");
-                self.check(target, v, path, refs + 1, out);
-            }
-        }
-        if let Some(t) = s.get("type") {
-            let names: Vec<&str> = match t {
-                Value::String(n) => vec![n],
-                Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-                _ => unreachable!("checked by Schema::new"),
-            };
-            if !names.iter().any(|n| has_type(v, n)) {
-                fail(
-                    out,
-                    path,
-                    format!("{} is not of type {}", brief(v), names.join(" or ")),
-                );
-            }
-        }
-        if let Some(c) = s.get("const")
-            && !json_eq(c, v)
-        {
-            fail(out, path, format!("{} is not {c}", brief(v)));
-        }
-        if let Some(Value::Array(options)) = s.get("enum")
-            && !options.iter().any(|o| json_eq(o, v))
-        {
-            fail(
-                out,
-                path,
-                format!(
-                    "{} is not one of {}",
-                    brief(v),
-                    Value::from(options.clone())
-                ),
-            );
-        }
-        if let Value::Number(n) = v {
-            if let Some(Value::Number(min)) = s.get("minimum")
-                && cmp_num(n, min) == Ordering::Less
-            {
-                fail(out, path, format!("{n} is less than the minimum {min}"));
-            }
-            if let Some(Value::Number(max)) = s.get("maximum")
-                && cmp_num(n, max) == Ordering::Greater
-            {
-                fail(out, path, format!("{n} is more than the maximum {max}"));
-            }
-            if let Some(Value::String(f)) = s.get("format")
-                && !in_format(n, f)
-            {
-                fail(out, path, format!("{n} is not of format {f}"));
-            }
-        }
-        if let (Value::String(text), Some(Value::String(p))) = (v, s.get("pattern"))
-            && !self.patterns[p].is_match(text)
-        {
-            fail(
-                out,
-                path,
-                format!("{} does not match the pattern {p}", brief(v)),
-            );
-        }
-        if let Value::Array(items) = v {
-            if let Some(min) = s.get("minItems").and_then(Value::as_u64)
-                && (items.len() as u64) < min
-            {
-                fail(
-                    out,
-                    path,
-                    format!("{} items, fewer than minItems {min}", items.len()),
-                );
-            }
-            if let Some(max) = s.get("maxItems").and_then(Value::as_u64)
-                && (items.len() as u64) > max
-            {
-                fail(
-                    out,
-                    path,
-                    format!("{} items, more than maxItems {max}", items.len()),
-                );
-            }
-            if s.get("uniqueItems") == Some(&Value::Bool(true)) {
-                for (j, b) in items.iter().enumerate() {
-                    if let Some(i) = items[..j].iter().position(|a| json_eq(a, b)) {
-                        fail(
-                            out,
-                            path,
-                            format!("items {i} and {j} are equal, but uniqueItems"),
-                        );
-                    }
-                }
-            }
-            if let Some(item) = s.get("items") {
-                for (i, x) in items.iter().enumerate() {
-                    path.push(Step::Index(i));
-                    self.check(item, x, path, 0, out);
-                    path.pop();
-                }
-            }
-        }
-        if let Value::Object(map) = v {
-            self.check_object(s, map, path, out);
-        }
-        if let Some(Value::Array(all)) = s.get("allOf") {
-            for sub in all {
-                self.check(sub, v, path, refs + 1, out);
-            }
-        }
-        for (keyword, exactly_one) in [("anyOf", false), ("oneOf", true)] {
-            let Some(Value::Array(options)) = s.get(keyword) else {
-                continue;
-            };
-            let results: Vec<Vec<Invalid>> = options
-                .iter()
-                .map(|sub| {
-                    let mut errors = Vec::new();
-                    self.check(sub, v, path, refs + 1, &mut errors);
-                    errors
-                })
-                .collect();
-            let passing: Vec<usize> = (0..options.len())
-                .filter(|&k| results[k].is_empty())
-                .collect();
-            if passing.is_empty() {
-                let why: Vec<String> = results
-                    .iter()
-                    .enumerate()
-                    .map(|(k, e)| format!("[{k}] {}", e[0]))
-                    .collect();
-                out.push(Invalid {
-                    path: render(path),
-                    message: format!(
-                        "matches none of the {} choices of {keyword}: {}",
-                        options.len(),
-                        why.join("; ")
-                    ),
-                });
-            } else if exactly_one && passing.len() > 1 {
-                out.push(Invalid {
-                    path: render(path),
-                    message: format!("matches choices {passing:?} of oneOf, not exactly one"),
-                });
-            }
-        }
-    }
-
-    fn check_object(
-        &self,
-        s: &Map<String, Value>,
-        map: &Map<String, Value>,
-        path: &mut Vec<Step>,
-        out: &mut Vec<Invalid>,
-    ) {
-        if let Some(Value::Array(required)) = s.get("required") {
-            for key in required.iter().filter_map(Value::as_str) {
-                if !map.contains_key(key) {
-                    out.push(Invalid {
-                        path: render(path),
-                        message: format!("the required property {key:?} is missing"),
-                    });
-                }
-            }
-        }
-        let properties = s.get("properties").and_then(Value::as_object);
-        let patterns = s.get("patternProperties").and_then(Value::as_object);
-        for (key, x) in map {
-            if let Some(names) = s.get("propertyNames") {
-                let mut errors = Vec::new();
-                self.check(names, &Value::from(key.as_str()), path, 0, &mut errors);
-                for e in errors {
-                    out.push(Invalid {
-                        path: e.path,
-                        message: format!("property name {key:?}: {}", e.message),
-                    });
-                }
-            }
-            path.push(Step::Key(key.clone()));
-            let mut known = false;
-            if let Some(sub) = properties.and_then(|p| p.get(key)) {
-                known = true;
-                self.check(sub, x, path, 0, out);
-            }
-            for (pattern, sub) in patterns.into_iter().flatten() {
-                if self.patterns[pattern].is_match(key) {
-                    known = true;
-                    self.check(sub, x, path, 0, out);
-                }
-            }
-            if !known && let Some(extra) = s.get("additionalProperties") {
-                if extra == &Value::Bool(false) {
-                    path.pop();
-                    out.push(Invalid {
-                        path: render(path),
-                        message: format!("the property {key:?} is not allowed"),
-                    });
-                    continue;
-                }
-                self.check(extra, x, path, 0, out);
-            }
-            path.pop();
-        }
+        self.validator.is_valid(instance)
     }
 }
 
-fn fail(out: &mut Vec<Invalid>, path: &[Step], message: String) {
-    out.push(Invalid {
-        path: render(path),
-        message,
-    });
-}
-
-/// A short rendering of a value for messages.
-fn brief(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() <= 60 {
-        return text;
-    }
-    let head: String = text.chars().take(57).collect();
-    format!("{head}...")
-}
-
-fn has_type(v: &Value, name: &str) -> bool {
-    match name {
-        "null" => v.is_null(),
-        "boolean" => v.is_boolean(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "number" => v.is_number(),
-        "integer" => v.as_number().is_some_and(is_integer),
-        _ => false,
-    }
-}
-
-/// A number with no fraction: `1.0` is an integer in JSON Schema.
-fn is_integer(n: &Number) -> bool {
-    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
-}
-
-/// The number as an exact integer, when it is one that fits.
-fn as_i128(n: &Number) -> Option<i128> {
-    if let Some(i) = n.as_i64() {
-        return Some(i.into());
-    }
-    if let Some(u) = n.as_u64() {
-        return Some(u.into());
-    }
-    let f = n.as_f64()?;
-    // Exact below 2^63 in magnitude; larger floats are compared as floats.
-    (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i128)
-}
-
-fn cmp_num(a: &Number, b: &Number) -> Ordering {
-    match (as_i128(a), as_i128(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        _ => {
-            let (x, y) = (
-                a.as_f64().unwrap_or(f64::NAN),
-                b.as_f64().unwrap_or(f64::NAN),
-            );
-            x.partial_cmp(&y).unwrap_or(Ordering::Equal)
-        }
-    }
-}
-
-/// The formats schemars writes for Rust's number types, with their ranges.
-fn format_range(format: &str) -> Option<Option<(i128, i128)>> {
-    let range = |lo: i128, hi: i128| Some(Some((lo, hi)));
+/// The formats schemars writes for Rust's number types, with their ranges
+/// (`None` for `double`: any JSON number is one).
+fn format_range(format: &str) -> Option<Option<(Value, Value)>> {
+    let range = |lo: Value, hi: Value| Some(Some((lo, hi)));
     match format {
-        "uint8" => range(0, u8::MAX.into()),
-        "uint16" => range(0, u16::MAX.into()),
-        "uint32" => range(0, u32::MAX.into()),
-        "uint64" | "uint" => range(0, u64::MAX.into()),
-        "int8" => range(i8::MIN.into(), i8::MAX.into()),
-        "int16" => range(i16::MIN.into(), i16::MAX.into()),
-        "int32" => range(i32::MIN.into(), i32::MAX.into()),
-        "int64" | "int" => range(i64::MIN.into(), i64::MAX.into()),
-        // Any JSON number is a double; `float` is not used by the schemas.
+        "uint8" => range(json!(0), json!(u8::MAX)),
+        "uint16" => range(json!(0), json!(u16::MAX)),
+        "uint32" => range(json!(0), json!(u32::MAX)),
+        "uint64" | "uint" => range(json!(0), json!(u64::MAX)),
+        "int8" => range(json!(i8::MIN), json!(i8::MAX)),
+        "int16" => range(json!(i16::MIN), json!(i16::MAX)),
+        "int32" => range(json!(i32::MIN), json!(i32::MAX)),
+        "int64" | "int" => range(json!(i64::MIN), json!(i64::MAX)),
+        // `float` is not used by the schemas.
         "double" => Some(None),
         _ => None,
     }
 }
 
-fn in_format(n: &Number, format: &str) -> bool {
-    match format_range(format).expect("checked by Schema::new") {
-        None => true,
-        Some((lo, hi)) => as_i128(n).is_some_and(|i| lo <= i && i <= hi),
+/// Gives each (sub)schema with an integer `format` its range as
+/// assertions, in an `allOf` so that a `minimum` of its own still holds.
+/// Only numbers are concerned: these keywords take any other type.
+fn with_integer_ranges(schema: &mut Value) {
+    let Value::Object(s) = schema else { return };
+    for (keyword, v) in s.iter_mut() {
+        match keyword.as_str() {
+            "$defs" | "properties" | "patternProperties" => {
+                for x in v.as_object_mut().into_iter().flat_map(|m| m.values_mut()) {
+                    with_integer_ranges(x);
+                }
+            }
+            "additionalProperties" | "propertyNames" | "items" => with_integer_ranges(v),
+            "anyOf" | "oneOf" | "allOf" => {
+                for x in v.as_array_mut().into_iter().flatten() {
+                    with_integer_ranges(x);
+                }
+            }
+            _ => {}
+        }
     }
-}
-
-/// Equality as JSON Schema has it: numbers by value (`1` is `1.0`).
-fn json_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            x == y || (cmp_num(x, y) == Ordering::Equal && x.as_f64() == y.as_f64())
+    let range = s
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(format_range)
+        .flatten();
+    if let Some((lo, hi)) = range {
+        let assertion = json!({"minimum": lo, "maximum": hi, "multipleOf": 1});
+        match s.get_mut("allOf").and_then(Value::as_array_mut) {
+            Some(all) => all.push(assertion),
+            None => {
+                s.insert("allOf".to_owned(), json!([assertion]));
+            }
         }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, a)| y.get(k).is_some_and(|b| json_eq(a, b)))
-        }
-        _ => a == b,
     }
 }
 
 /// Checks one (sub)schema at `at` (a JSON pointer into the schema) and
-/// everything below it; compiles its patterns.
-fn check_schema(
-    root: &Value,
-    schema: &Value,
-    at: &mut Vec<String>,
-    patterns: &mut HashMap<String, Regex>,
-) -> Result<(), String> {
+/// everything below it.
+fn check_schema(root: &Value, schema: &Value, at: &mut Vec<String>) -> Result<(), String> {
     let here = |at: &[String], keyword: &str| {
         format!("/{}", [at, &[keyword.to_owned()]].concat().join("/"))
     };
@@ -520,6 +249,20 @@ fn check_schema(
                 if name.contains('/') || root.pointer(&r[1..]).is_none() {
                     return wrong(&format!("{r} names no definition"));
                 }
+                // The crate takes a loop of bare references as allowing
+                // anything; here it is a mistake in the schema.
+                let mut seen = vec![r];
+                let mut next = root.pointer(&r[1..]).and_then(bare_ref);
+                while let Some(t) = next {
+                    if seen.contains(&t) {
+                        return wrong(&format!(
+                            "{r}: a loop of references ({})",
+                            seen.join(" -> ")
+                        ));
+                    }
+                    seen.push(t);
+                    next = root.pointer(t.get(1..).unwrap_or("")).and_then(bare_ref);
+                }
             }
             "$defs" | "properties" | "patternProperties" => {
                 let Some(map) = v.as_object() else {
@@ -527,24 +270,23 @@ fn check_schema(
                 };
                 for (name, x) in map {
                     if keyword == "patternProperties" {
-                        compile(name, patterns)
-                            .map_err(|e| format!("{}: {e}", here(at, keyword)))?;
+                        ecma_safe(name).map_err(|e| format!("{}: {e}", here(at, keyword)))?;
                     }
-                    descend(root, x, at, &[keyword, name], patterns)?;
+                    descend(root, x, at, &[keyword, name])?;
                 }
             }
             "additionalProperties" | "propertyNames" | "items" => {
                 if v.is_array() {
                     return wrong("a list here is another draft's tuple form");
                 }
-                descend(root, v, at, &[keyword], patterns)?;
+                descend(root, v, at, &[keyword])?;
             }
             "anyOf" | "oneOf" | "allOf" => {
                 let Some(list) = v.as_array().filter(|l| !l.is_empty()) else {
                     return wrong("not a non-empty list");
                 };
                 for (k, x) in list.iter().enumerate() {
-                    descend(root, x, at, &[keyword, &k.to_string()], patterns)?;
+                    descend(root, x, at, &[keyword, &k.to_string()])?;
                 }
             }
             "required" => {
@@ -577,7 +319,7 @@ fn check_schema(
                 let Some(p) = v.as_str() else {
                     return wrong("not a string");
                 };
-                compile(p, patterns).map_err(|e| format!("{}: {e}", here(at, keyword)))?;
+                ecma_safe(p).map_err(|e| format!("{}: {e}", here(at, keyword)))?;
             }
             "format" => {
                 if v.as_str().is_none_or(|f| format_range(f).is_none()) {
@@ -590,25 +332,30 @@ fn check_schema(
     Ok(())
 }
 
+/// The target of a schema that is a `$ref` and nothing else (annotations
+/// aside).
+fn bare_ref(schema: &Value) -> Option<&str> {
+    let s = schema.as_object()?;
+    let r = s.get("$ref")?.as_str()?;
+    s.keys()
+        .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+        .then_some(r)
+}
+
 /// [`check_schema`] on the subschema `v` at `at` and then `steps`.
-fn descend(
-    root: &Value,
-    v: &Value,
-    at: &mut Vec<String>,
-    steps: &[&str],
-    patterns: &mut HashMap<String, Regex>,
-) -> Result<(), String> {
+fn descend(root: &Value, v: &Value, at: &mut Vec<String>, steps: &[&str]) -> Result<(), String> {
     let n = at.len();
     at.extend(steps.iter().map(|s| (*s).to_owned()));
-    let result = check_schema(root, v, at, patterns);
+    let result = check_schema(root, v, at);
     at.truncate(n);
     result
 }
 
-/// Compiles an ECMA-262 pattern with the `regex` crate, refusing the
-/// escapes whose meaning differs (`\d`, `\w`, `\b` are ASCII in ECMA-262,
-/// Unicode in `regex`).
-fn compile(pattern: &str, patterns: &mut HashMap<String, Regex>) -> Result<(), String> {
+/// Refuses the escapes whose meaning differs between ECMA-262, which the
+/// schemas' patterns are written in, and Rust's regexes (`\d`, `\w`, `\b`
+/// are ASCII in one, Unicode in the other): a pattern means one thing to
+/// every validator. Whether it compiles is the crate's to say.
+fn ecma_safe(pattern: &str) -> Result<(), String> {
     let mut escaped = false;
     for c in pattern.chars() {
         if escaped && matches!(c, 'd' | 'D' | 'w' | 'W' | 'b' | 'B') {
@@ -616,8 +363,6 @@ fn compile(pattern: &str, patterns: &mut HashMap<String, Regex>) -> Result<(), S
         }
         escaped = !escaped && c == '\\';
     }
-    let re = Regex::new(pattern).map_err(|e| format!("{pattern}: {e}"))?;
-    patterns.insert(pattern.to_owned(), re);
     Ok(())
 }
 
