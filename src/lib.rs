@@ -60,8 +60,8 @@ pub use game::{Game, Outcome, ReplayError};
 pub use perft::{divide, perft, perft_jobs};
 pub use position::{Position, PositionError, Setup};
 pub use profile::{
-    DEFAULT_FILE_VERSION, DefaultFileError, EdgeRole, Matters, ParseProfileError, Profile, READINGS,
-    Reading, SolverRole, Switch, parse_default_file,
+    DEFAULT_FILE_VERSION, DefaultFileError, EdgeRole, Matters, ParseProfileError, Profile,
+    READINGS, Reading, SolverRole, Switch, parse_default_file,
 };
 pub use report::{Capture, End, EndReason, Event, Feeding, Report};
 pub use rules::{IllegalMove, Moves, Reason, feeds, game_over, legal_moves, play, sweep};

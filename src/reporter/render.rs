@@ -801,7 +801,11 @@ impl<W: Write> Sink for JsonSink<W> {
     }
 
     fn fail(&mut self, error: &InputError) -> io::Result<()> {
-        self.head(RunVerdict::BadInput, RunVerdict::BadInput.exit_code(), false)?;
+        self.head(
+            RunVerdict::BadInput,
+            RunVerdict::BadInput.exit_code(),
+            false,
+        )?;
         write!(
             self.out,
             ",\"error\":{}",

@@ -480,6 +480,7 @@ mod tests {
                 notes: vec![],
                 scenario: Some(scenario),
                 perft: None,
+                counts: vec![],
             },
         )
     }
