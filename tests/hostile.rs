@@ -451,8 +451,12 @@ fn an_answer_written_twice_gets_the_same_report_whenever_the_second_line_comes()
     // Out of turn, never a divergence; and at least once where the
     // duplicate met a request of its own type (a `played` line for `play`),
     // the case that was timing-dependent.
+    // (Units left when the engine's starts ran out are errored as
+    // `gave-up`, never passed: issue 42.)
     assert!(
-        late[2..].iter().all(|u| u.contains("out-of-turn")),
+        late[2..]
+            .iter()
+            .all(|u| u.contains("out-of-turn") || u.contains(r#""gave-up""#)),
         "{late:#?}"
     );
     assert!(

@@ -116,8 +116,13 @@ fn a_pipeline_changes_no_verdict_of_a_hostile_engine() {
             .collect();
         assert!(!errors.is_empty(), "{fault}: no random game errored");
         if fault.starts_with("extra") {
+            // Out of turn, and once the starts run out the rest gave up
+            // (errored, never passed: issue 42).
             assert!(
-                errors.iter().all(|&code| code == "out-of-turn"),
+                errors.contains(&"out-of-turn")
+                    && errors
+                        .iter()
+                        .all(|&code| code == "out-of-turn" || code == "gave-up"),
                 "{fault}: {errors:?}"
             );
         }
