@@ -177,8 +177,11 @@ fn legal_moves_judged_on_a_relay_sowing_cite_sow_5() {
     // legal. With relay, N1's two stones land on N3's stone and relay on
     // into South's row, N2's land in N3 and relay on too: an engine that
     // keeps the feeding duty but sows with relay lists N1 and N2 only.
+    // Pinned to feeding by sowing (I3's default), so the test holds
+    // after `kpe adopt I3` too.
     cites(
-        &transcript(
+        &transcript_under(
+            "feeding=by-sowing",
             "0,0,0,0/2,1,1,0 N 22/22 1234/1234",
             r#"{"move": "N1", "after": "0,0,0,0/0,2,2,0 S 22/22 1234/1234", "legal": ["N1", "N2"]}"#,
         ),

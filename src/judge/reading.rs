@@ -859,7 +859,7 @@ mod tests {
         let text = sentence(&hair, "game");
         assert!(
             text.ends_with(
-                "closest: conforms under skip-origin except CAP-3 (27 games) (weak evidence: the claimed profile leaves 28 games, only 1 more)"
+                "except CAP-3 (27 games) (weak evidence: the claimed profile leaves 28 games, only 1 more)"
             ),
             "{text}"
         );
