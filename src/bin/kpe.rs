@@ -843,11 +843,14 @@ const EXPECTED_OPENING: u64 = 145_000_000;
 /// The openings of `kpe solve`, with a line of progress every few seconds.
 fn solve_openings(dir: &std::path::Path, class: kpe::solve::Class) -> ExitCode {
     let started = std::time::Instant::now();
-    let mut last = started;
-    let mut tick = |profile: Profile, n: u64| {
+    // The openings may be solved at once, one a thread: one line every ten
+    // seconds between them.
+    let last = std::sync::Mutex::new(started);
+    let tick = |profile: Profile, n: u64| {
         let now = std::time::Instant::now();
-        if now.duration_since(last).as_secs() >= 10 {
-            last = now;
+        let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if now.duration_since(*last).as_secs() >= 10 {
+            *last = now;
             let secs = now.duration_since(started).as_secs_f64();
             let rate = n as f64 / secs.max(1e-9);
             // The default's opening, counted from outside, holds about
@@ -859,7 +862,7 @@ fn solve_openings(dir: &std::path::Path, class: kpe::solve::Class) -> ExitCode {
             );
         }
     };
-    let result = kpe::solve::solve_openings(dir, class, &mut tick, &mut |r| {
+    let result = kpe::solve::solve_openings(dir, class, &tick, &|r| {
         let best: Vec<String> = r.summary.best.iter().map(ToString::to_string).collect();
         let how = r.solved.map_or_else(
             || "finished before (header and checksum checked)".to_owned(),

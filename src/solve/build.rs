@@ -222,9 +222,11 @@ impl Known for Entries<'_> {
 /// of its complete table (all layers up to 48 stones, which must be
 /// there): the value of every position before the lock that play from the
 /// initial position reaches, written to `opening-lock=<reading>.kpeo`. An
-/// opening file that is there is checked and kept. `tick` hears of the
-/// positions valued so far (every [`TICK`] of them), `report` of each
-/// opening when done.
+/// opening file that is there is checked and kept. With two threads or
+/// more in rayon's pool, the openings still to solve are solved at once,
+/// one a thread (each search is one thread's; each has a memo of its own).
+/// `tick` hears of the positions valued so far (every [`TICK`] of them),
+/// `report` of each opening when done.
 ///
 /// # Errors
 ///
@@ -233,8 +235,8 @@ impl Known for Entries<'_> {
 pub fn solve_openings(
     dir: &Path,
     class: Class,
-    tick: &mut dyn FnMut(Profile, u64),
-    report: &mut dyn FnMut(&OpeningReport),
+    tick: &(dyn Fn(Profile, u64) + Sync),
+    report: &(dyn Fn(&OpeningReport) + Sync),
 ) -> Result<Vec<OpeningReport>, TableError> {
     solve_openings_from(dir, class, &Position::initial(), tick, report)
 }
@@ -245,12 +247,12 @@ pub(crate) fn solve_openings_from(
     dir: &Path,
     class: Class,
     root: &Position,
-    tick: &mut dyn FnMut(Profile, u64),
-    report: &mut dyn FnMut(&OpeningReport),
+    tick: &(dyn Fn(Profile, u64) + Sync),
+    report: &(dyn Fn(&OpeningReport) + Sync),
 ) -> Result<Vec<OpeningReport>, TableError> {
     let _lock = lock(dir, class)?;
     let mut done = Vec::new();
-    let mut loaded: Option<Loaded> = None;
+    let mut to_solve = Vec::new();
     for profile in class.covers() {
         if let Some(file) = OpeningFile::open_rooted(dir, class, profile, root)? {
             let r = OpeningReport {
@@ -261,17 +263,20 @@ pub(crate) fn solve_openings_from(
             };
             report(&r);
             done.push(r);
-            continue;
+        } else {
+            to_solve.push(profile);
         }
-        if loaded.is_none() {
-            let mut values = vec![None; usize::from(TOTAL_STONES) + 1];
-            for stones in layers(root.board_stones()) {
-                values[usize::from(stones)] = Some(file::read(dir, class, stones)?.values);
-            }
-            loaded = Some(Loaded(values));
-        }
-        let known = loaded.as_ref().expect("loaded above");
-        let (entries, took) = match solve_from(root, profile, known, &mut |n| {
+    }
+    if to_solve.is_empty() {
+        return Ok(done);
+    }
+    let mut values = vec![None; usize::from(TOTAL_STONES) + 1];
+    for stones in layers(root.board_stones()) {
+        values[usize::from(stones)] = Some(file::read(dir, class, stones)?.values);
+    }
+    let known = Loaded(values);
+    let solve_one = |profile: Profile| -> Result<OpeningReport, TableError> {
+        let (entries, took) = match solve_from(root, profile, &known, &mut |n| {
             tick(profile, n);
             true
         }) {
@@ -279,7 +284,7 @@ pub(crate) fn solve_openings_from(
             Err(Stopped::Table(e)) => return Err(e),
             Err(Stopped::Asked) => unreachable!("the solve is never asked to stop"),
         };
-        let summary = summary_of(root, profile, &Entries(known, &entries))?;
+        let summary = summary_of(root, profile, &Entries(&known, &entries))?;
         let summary = OpeningSummary {
             states: entries.len() as u64,
             ..summary
@@ -292,8 +297,27 @@ pub(crate) fn solve_openings_from(
             solved: Some(took),
         };
         report(&r);
-        done.push(r);
+        Ok(r)
+    };
+    let solved: Vec<Result<OpeningReport, TableError>> = if rayon::current_num_threads() >= 2 {
+        // One search a thread: the pool's threads, not the scans' chunks.
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = to_solve
+                .iter()
+                .map(|&profile| scope.spawn(move || solve_one(profile)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    } else {
+        to_solve.into_iter().map(solve_one).collect()
+    };
+    for r in solved {
+        done.push(r?);
     }
+    done.sort_by_key(|r| class.covers().iter().position(|&p| p == r.profile));
     Ok(done)
 }
 
@@ -373,7 +397,7 @@ mod tests {
         solve(&options, &|_| {}, &mut |_| {}).unwrap();
         let root: Position = "1,1,2,0/1,0,1,6 S 36/0 1234/123-".parse().unwrap();
         let reports =
-            solve_openings_from(dir.path(), class, &root, &mut |_, _| {}, &mut |_| {}).unwrap();
+            solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap();
         let memory = Table::in_memory(class, 12);
         for (report, profile) in reports.iter().zip(class.covers()) {
             assert_eq!(report.profile, profile);
@@ -417,7 +441,7 @@ mod tests {
         }
         // Run again: both are found finished and checked, not solved.
         let again =
-            solve_openings_from(dir.path(), class, &root, &mut |_, _| {}, &mut |_| {}).unwrap();
+            solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap();
         assert!(again.iter().all(|r| r.solved.is_none()));
         assert_eq!(again[0].summary, reports[0].summary);
         // One byte of a body changed: refused by its checksum.
@@ -426,7 +450,7 @@ mod tests {
         *bytes.last_mut().unwrap() ^= 2;
         fs::write(path, &bytes).unwrap();
         let e =
-            solve_openings_from(dir.path(), class, &root, &mut |_, _| {}, &mut |_| {}).unwrap_err();
+            solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap_err();
         assert!(matches!(e, TableError::Checksum { .. }), "{e}");
     }
 }

@@ -45,6 +45,11 @@ use super::rank::{layer_size, next, rank, unrank};
 const CHUNK: usize = 1 << 14;
 /// Frontier states handled together by one task.
 const FRONTIER_CHUNK: usize = 1 << 10;
+/// Frontier states whose tells are sorted together: at about four
+/// predecessors each, 64 MB of tells at most.
+const FRONTIER_BATCH: usize = 1 << 22;
+/// Sorted tells applied together by one task.
+const TELL_CHUNK: usize = 1 << 14;
 /// No move leaves the layer.
 const NO_EXIT: i8 = i8::MIN;
 /// Not (yet) in the set.
@@ -299,6 +304,16 @@ fn seeds(words: &[AtomicU64], t: i8) -> Vec<u32> {
 
 /// One round of the backward pass at threshold `t`: the predecessors of
 /// `frontier` that it decides, marked `joined_mark`, as the next frontier.
+///
+/// The work is done in two passes over each batch of the frontier, which
+/// give the same marks as telling each predecessor as it is found (no tell
+/// of a round depends on another's order: a round sets marks of one value
+/// and counts down) but go through `words` in order. First the
+/// predecessors are found, apart from `words`: each is one *tell*, its rank
+/// with [`LOSE_BIT`] when the frontier state that tells it is lost. Then the
+/// tells are sorted and applied. Told one at a time as they are found, the
+/// words are reached at random, and on the largest layers (1.6 GB of words
+/// at 48 stones) that cache miss was most of the solve.
 fn expand(
     frontier: &[u32],
     stones: u8,
@@ -307,39 +322,55 @@ fn expand(
     joined_mark: u16,
     t: i8,
 ) -> Vec<u32> {
-    frontier
-        .par_chunks(FRONTIER_CHUNK)
-        .flat_map_iter(|chunk| {
+    let mut joined = Vec::new();
+    for batch in frontier.chunks(FRONTIER_BATCH) {
+        let mut tells: Vec<u32> = batch
+            .par_chunks(FRONTIER_CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut tells = Vec::with_capacity(chunk.len() * 4);
+                for &entry in chunk {
+                    let lost = entry & LOSE_BIT;
+                    let board = unrank(stones, u64::from(entry & !LOSE_BIT))
+                        .expect("frontier states are in the layer");
+                    // A layer has fewer than 2^31 states (at most C(55, 7)).
+                    predecessors(&board, profile, |before| {
+                        tells.push(rank(&before) as u32 | lost);
+                    });
+                }
+                tells
+            })
+            .collect();
+        tells.par_sort_unstable();
+        joined.par_extend(tells.par_chunks(TELL_CHUNK).flat_map_iter(|chunk| {
             let mut joined = Vec::new();
-            for &entry in chunk {
-                let lost = entry & LOSE_BIT != 0;
-                let board = unrank(stones, u64::from(entry & !LOSE_BIT))
-                    .expect("frontier states are in the layer");
-                predecessors(&board, profile, |before| {
-                    let j = rank(&before) as usize;
-                    let word = &words[j];
-                    if lost {
-                        // A move to a lost state wins.
-                        if join(word, Word::win, |w| Some(w.with_win(joined_mark))) {
-                            joined.push(j as u32);
-                        }
-                        return;
-                    }
-                    let old = Word(word.fetch_sub(1 << Word::REMAINING, Relaxed));
-                    // Every quiet move now reaches `win(t)`: lost
-                    // unless a move out is worth more than `-t`.
-                    if old.remaining() == 1
-                        && join(word, Word::lose, |w| {
-                            w.exits_at_most(t).then(|| w.with_lose(joined_mark))
-                        })
-                    {
-                        joined.push(j as u32 | LOSE_BIT);
-                    }
-                });
+            for &tell in chunk {
+                let j = (tell & !LOSE_BIT) as usize;
+                if let Some(entry) = tell_one(&words[j], tell & LOSE_BIT != 0, joined_mark, t) {
+                    joined.push(j as u32 | entry);
+                }
             }
             joined
-        })
-        .collect()
+        }));
+    }
+    joined
+}
+
+/// Tells a predecessor `word` that one of its quiet moves reaches a state
+/// that has just joined `lose(t)` (`lost`) or `win(t)`; the frontier flag
+/// (0 or [`LOSE_BIT`]) when this decides it.
+fn tell_one(word: &AtomicU64, lost: bool, joined_mark: u16, t: i8) -> Option<u32> {
+    if lost {
+        // A move to a lost state wins.
+        return join(word, Word::win, |w| Some(w.with_win(joined_mark))).then_some(0);
+    }
+    let old = Word(word.fetch_sub(1 << Word::REMAINING, Relaxed));
+    // Every quiet move now reaches `win(t)`: lost unless a move out is
+    // worth more than `-t`.
+    (old.remaining() == 1
+        && join(word, Word::lose, |w| {
+            w.exits_at_most(t).then(|| w.with_lose(joined_mark))
+        }))
+    .then_some(LOSE_BIT)
 }
 
 /// The value byte and depth of each state, from its marks.
