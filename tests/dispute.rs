@@ -193,6 +193,71 @@ fn each_switch_parts_where_the_spec_says() {
     );
 }
 
+/// Part 5 gives the value of Kpé under both readings from spec/solved.yaml
+/// (issue 45): the recorded row when there is one, else why not (no table
+/// covers a reading with a repetition rule; a row not yet computed names
+/// its command); the headline says what adopting does to it when both are
+/// known.
+#[test]
+fn part_5_gives_the_value_of_the_game_under_both_readings() {
+    for switches in ["strict-lock", "feed-after-capture", "end-on-repetition"] {
+        let d = run(switches);
+        let g = &d.best_play.game;
+        for (v, profile) in [
+            (&g.default, Profile::DEFAULT),
+            (&g.alternative, d.alternative),
+        ] {
+            assert_eq!(v.profile, profile.explicit(), "{switches}");
+            match kpe::solve::value_of_the_game(profile) {
+                Some(row) => {
+                    assert_eq!(
+                        (v.value, &v.best),
+                        (Some(row.value), &row.best),
+                        "{switches}"
+                    );
+                    assert!(v.why_not.is_none());
+                    assert!(
+                        d.best_play
+                            .initial
+                            .contains(&format!("{:+} for South", row.value)),
+                        "{}",
+                        d.best_play.initial
+                    );
+                }
+                None => {
+                    assert_eq!(v.value, None, "{switches}");
+                    let why = v.why_not.as_deref().unwrap();
+                    if profile.has(Switch::EndOnRepetition) {
+                        assert!(why.contains("END-3"), "{why}");
+                    } else {
+                        assert!(
+                            why.contains("not yet computed: `kpe solve --rules "),
+                            "{why}"
+                        );
+                    }
+                    assert!(d.best_play.initial.contains(why), "{}", d.best_play.initial);
+                }
+            }
+        }
+        let text = d.to_text();
+        let headline = text.lines().nth(1).unwrap();
+        match (g.default.value, g.alternative.value) {
+            (Some(a), Some(b)) if a == b => assert!(
+                headline.ends_with(&format!("; it leaves the value of Kpé at {a:+} for South.")),
+                "{headline}"
+            ),
+            (Some(a), Some(b)) => assert!(
+                headline.ends_with(&format!(
+                    "; it changes the value of Kpé from {a:+} to {b:+} for South."
+                )),
+                "{headline}"
+            ),
+            _ => assert!(!headline.contains("value of Kpé"), "{headline}"),
+        }
+        assert!(text.contains(&d.best_play.initial), "{switches}");
+    }
+}
+
 #[test]
 fn two_switches_are_compared_together_with_the_default() {
     let d = run("strict-lock,skip-origin");

@@ -848,7 +848,9 @@ fn solve_openings(dir: &std::path::Path, class: kpe::solve::Class) -> ExitCode {
     let last = std::sync::Mutex::new(started);
     let tick = |profile: Profile, n: u64| {
         let now = std::time::Instant::now();
-        let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut last = last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if now.duration_since(*last).as_secs() >= 10 {
             *last = now;
             let secs = now.duration_since(started).as_secs_f64();

@@ -10,7 +10,7 @@ use super::Options;
 use crate::board::{PITS, Pit, Player, TOTAL_STONES};
 use crate::position::{Position, Setup};
 use crate::profile::Profile;
-use crate::solve::{Budget, Class, Table, analyse, layer_size, next, unrank};
+use crate::solve::{Budget, Class, Table, analyse, layer_size, next, unrank, value_of_the_game};
 
 /// What best play changes.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -31,8 +31,84 @@ pub struct BestPart {
     pub stones: Option<u8>,
     /// A few such states, the first in rank order.
     pub examples: Vec<BestExample>,
-    /// The initial position: out of reach of this comparison.
+    /// The value of the game under each reading, in words: from
+    /// `spec/solved.yaml`, where the full solve's results are kept.
     pub initial: String,
+    /// The value of the game under each reading (spec/SOLVE.md, "The value
+    /// of Kpé").
+    pub game: GameValues,
+}
+
+/// The value of Kpé under both readings.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct GameValues {
+    /// Under the default reading.
+    pub default: ValueOfTheGame,
+    /// Under the alternative.
+    pub alternative: ValueOfTheGame,
+}
+
+/// The value of the initial position under one profile, as the full solve
+/// found it.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ValueOfTheGame {
+    /// The profile, every setting named.
+    pub profile: String,
+    /// The margin South, the first player, forces with best play (South's
+    /// final total minus North's); absent when it is not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<i8>,
+    /// Every first move that attains it.
+    pub best: Vec<Pit>,
+    /// Why there is no value, when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
+}
+
+impl ValueOfTheGame {
+    fn of(profile: Profile) -> ValueOfTheGame {
+        let mut out = ValueOfTheGame {
+            profile: profile.explicit(),
+            value: None,
+            best: Vec::new(),
+            why_not: None,
+        };
+        if let Err(e) = Class::of(profile) {
+            out.why_not = Some(e.to_string());
+        } else if let Some(row) = value_of_the_game(profile) {
+            out.value = Some(row.value);
+            out.best = row.best;
+        } else {
+            out.why_not = Some(format!(
+                "not yet computed: `{}` computes it (spec/SOLVE.md, \"The value of Kpé\")",
+                solve_command(profile)
+            ));
+        }
+        out
+    }
+}
+
+/// The command that solves the class of `profile` and both its openings.
+fn solve_command(profile: Profile) -> String {
+    let shared = Class::of(profile).map_or(profile, Class::profile);
+    format!("kpe solve --rules {}", shared.explicit())
+}
+
+/// The value of the game under both readings, in words.
+fn initial_sentence(game: &GameValues) -> String {
+    let one = |v: &ValueOfTheGame| match (v.value, &v.why_not) {
+        (Some(value), _) => {
+            let best: Vec<String> = v.best.iter().map(ToString::to_string).collect();
+            format!("{value:+} for South (best first moves {})", best.join(" "))
+        }
+        (None, Some(why)) => format!("unknown ({why})"),
+        (None, None) => "unknown".to_owned(),
+    };
+    format!(
+        "the value of Kpé (South's margin with best play from the initial position, spec/solved.yaml): under the default {}; under the alternative {}",
+        one(&game.default),
+        one(&game.alternative)
+    )
 }
 
 /// One stone count compared.
@@ -68,14 +144,13 @@ pub struct BestValue {
     pub best: Vec<Pit>,
 }
 
-/// What part 5 says of the initial position: it compares small tables
-/// solved in memory, and does not read solved tables (spec/SOLVE.md, "The
-/// opening"), where the value of the game under each reading is.
-const INITIAL: &str = "not compared here: this part solves small tables in memory; the value of the game under each reading is that of its opening (spec/SOLVE.md): `kpe solve --rules PROFILE` for each reading, then `kpe value initial --rules PROFILE`, gives it exactly";
-
 /// Compares both readings with best play.
 pub(super) fn compare(alternative: Profile, options: &Options) -> BestPart {
     let max_stones = options.solve_stones.min(TOTAL_STONES);
+    let game = GameValues {
+        default: ValueOfTheGame::of(Profile::DEFAULT),
+        alternative: ValueOfTheGame::of(alternative),
+    };
     let mut part = BestPart {
         not_compared: None,
         same_table: false,
@@ -83,7 +158,8 @@ pub(super) fn compare(alternative: Profile, options: &Options) -> BestPart {
         layers: Vec::new(),
         stones: None,
         examples: Vec::new(),
-        initial: INITIAL.to_owned(),
+        initial: initial_sentence(&game),
+        game,
     };
     // A default that ends games on repetition has no table either, and
     // `Class::DEFAULT` is then another reading's (spec/SOLVE.md).

@@ -50,8 +50,11 @@ use crate::profile::ParseProfileError;
 pub const FORMAT: &str = "kpe-dispute";
 /// The `version` field of the JSON report. Version 2 (issue 44) is
 /// version 1 with the fields added since: `best_play` (part 5),
-/// `perft.from_suite` and a pairing's `winner_changed`.
-pub const VERSION: u32 = 2;
+/// `perft.from_suite` and a pairing's `winner_changed`. Version 3 (issue
+/// 45): `best_play.game`, the value of Kpé under both readings, which
+/// `best_play.initial` now states in words (it said the initial position
+/// was not compared).
+pub const VERSION: u32 = 3;
 
 /// Why a dispute could not be computed.
 #[derive(Debug)]

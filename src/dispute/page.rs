@@ -499,6 +499,7 @@ fn perft(d: &Dispute) -> Markup {
 fn best_play(d: &Dispute) -> Markup {
     let mut out = Markup::new();
     out.push(html::paragraph(&super::text::best_summary(d)));
+    out.push(html::paragraph(&d.best_play.initial));
     for e in &d.best_play.examples {
         let line = |label: &str, v: &super::best::BestValue| {
             let best: Vec<String> = v.best.iter().map(ToString::to_string).collect();

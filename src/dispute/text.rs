@@ -77,8 +77,24 @@ pub(super) fn headline(d: &Dispute) -> String {
             let _ = write!(out, " ({} of {})", thousands(w.count), thousands(w.total));
         }
     }
+    if let Some(value) = value_clause(d) {
+        let _ = write!(out, "; {value}");
+    }
     out.push('.');
     out
+}
+
+/// What adopting the alternative does to the value of Kpé, when both
+/// values are known (spec/solved.yaml): `it changes the value of Kpé from
+/// +2 to 0 for South` or `it leaves the value of Kpé at +2 for South`.
+pub(super) fn value_clause(d: &Dispute) -> Option<String> {
+    let g = &d.best_play.game;
+    let (from, to) = (g.default.value?, g.alternative.value?);
+    Some(if from == to {
+        format!("it leaves the value of Kpé at {from:+} for South")
+    } else {
+        format!("it changes the value of Kpé from {from:+} to {to:+} for South")
+    })
 }
 
 /// A share as a percentage; one that rounds to 0.0% also gives its count
@@ -163,7 +179,25 @@ pub(super) fn summary(d: &Dispute) -> Vec<String> {
         );
     }
     lines.push(best_summary(d));
+    lines.push(game_summary(d));
     lines
+}
+
+/// The summary line of the value of the game under both readings.
+pub(super) fn game_summary(d: &Dispute) -> String {
+    if let Some(clause) = value_clause(d) {
+        return format!("value of Kpé: {clause}");
+    }
+    let g = &d.best_play.game;
+    let one = |v: &super::best::ValueOfTheGame| {
+        v.value
+            .map_or_else(|| "unknown".to_owned(), |value| format!("{value:+}"))
+    };
+    format!(
+        "value of Kpé: {} under the default, {} under the alternative (part 5 says why)",
+        one(&g.default),
+        one(&g.alternative)
+    )
 }
 
 fn scenarios(out: &mut String, d: &Dispute) {
@@ -507,6 +541,7 @@ fn best_play(out: &mut String, d: &Dispute) {
     let b = &d.best_play;
     let _ = writeln!(out, "\n== 5. With best play (spec/SOLVE.md)");
     let _ = writeln!(out, "  {}", best_summary(d));
+    let _ = writeln!(out, "  {}", b.initial);
     if b.not_compared.is_some() || b.same_table {
         return;
     }
@@ -540,7 +575,6 @@ fn best_play(out: &mut String, d: &Dispute) {
             );
         }
     }
-    let _ = writeln!(out, "  the initial position: {}", b.initial);
 }
 
 #[cfg(test)]

@@ -714,7 +714,27 @@ impl Analysis {
             let _ = writeln!(out, "{}", line_text(line));
         }
         let _ = writeln!(out, "{}", self.source_text());
+        if let Some(note) = self.solved_note() {
+            let _ = writeln!(out, "{note}");
+        }
         out
+    }
+
+    /// When only bounds were found for the initial position: what the full
+    /// solve found (spec/solved.yaml), and the command that writes the
+    /// opening file that answers exactly here.
+    fn solved_note(&self) -> Option<String> {
+        if self.margin.is_some() || self.position != Position::initial() {
+            return None;
+        }
+        let row = super::value_of_the_game(self.rules)?;
+        let best: Vec<String> = row.best.iter().map(ToString::to_string).collect();
+        Some(format!(
+            "the full solve found {:+} for South, best {} (spec/solved.yaml); `{}` writes the opening file that answers exactly here",
+            row.value,
+            best.join(" "),
+            row.command
+        ))
     }
 
     /// `value: ...`: the margin for the player to move, or its bounds.

@@ -308,7 +308,10 @@ pub(crate) fn solve_openings_from(
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
                 .collect()
         })
     } else {
@@ -385,6 +388,39 @@ mod tests {
     /// The opening of a 12-stone position before the lock (North has never
     /// used N4), solved on a table of files, as `kpe solve` solves the
     /// opening of the initial position on the full table.
+    /// The openings of a class solved at once (a pool of two threads) and
+    /// one after the other (a pool of one) write the same files, whichever
+    /// finishes first; the reports come in the class's order either way.
+    #[test]
+    fn openings_solved_at_once_or_in_turn_write_the_same_files() {
+        let class = Class::DEFAULT;
+        let root: Position = "1,1,2,0/1,0,1,6 S 36/0 1234/123-".parse().unwrap();
+        let solve_with = |threads: usize| {
+            let dir = tempfile::tempdir().unwrap();
+            let options = SolveOptions {
+                class,
+                max_stones: 12,
+                dir: dir.path().to_path_buf(),
+            };
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let reports = pool.install(|| {
+                assert_eq!(rayon::current_num_threads(), threads);
+                solve(&options, &|_| {}, &mut |_| {}).unwrap();
+                solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap()
+            });
+            let profiles: Vec<Profile> = reports.iter().map(|r| r.profile).collect();
+            assert_eq!(profiles, class.covers(), "{threads} threads");
+            let files: Vec<Vec<u8>> = reports.iter().map(|r| fs::read(&r.path).unwrap()).collect();
+            (files, dir)
+        };
+        let (at_once, _a) = solve_with(2);
+        let (in_turn, _b) = solve_with(1);
+        assert_eq!(at_once, in_turn);
+    }
+
     #[test]
     fn an_opening_is_solved_written_checked_and_kept() {
         let dir = tempfile::tempdir().unwrap();
@@ -396,8 +432,7 @@ mod tests {
         };
         solve(&options, &|_| {}, &mut |_| {}).unwrap();
         let root: Position = "1,1,2,0/1,0,1,6 S 36/0 1234/123-".parse().unwrap();
-        let reports =
-            solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap();
+        let reports = solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap();
         let memory = Table::in_memory(class, 12);
         for (report, profile) in reports.iter().zip(class.covers()) {
             assert_eq!(report.profile, profile);
@@ -440,8 +475,7 @@ mod tests {
             }
         }
         // Run again: both are found finished and checked, not solved.
-        let again =
-            solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap();
+        let again = solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap();
         assert!(again.iter().all(|r| r.solved.is_none()));
         assert_eq!(again[0].summary, reports[0].summary);
         // One byte of a body changed: refused by its checksum.
@@ -449,8 +483,7 @@ mod tests {
         let mut bytes = fs::read(path).unwrap();
         *bytes.last_mut().unwrap() ^= 2;
         fs::write(path, &bytes).unwrap();
-        let e =
-            solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap_err();
+        let e = solve_openings_from(dir.path(), class, &root, &|_, _| {}, &|_| {}).unwrap_err();
         assert!(matches!(e, TableError::Checksum { .. }), "{e}");
     }
 }

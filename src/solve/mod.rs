@@ -37,6 +37,7 @@ mod opening;
 pub mod opening_file;
 mod perfect;
 mod rank;
+mod solved;
 mod table;
 
 pub use analysis::{
@@ -53,6 +54,9 @@ pub use opening::{Potential, TICK};
 pub use opening_file::{OpeningFile, OpeningSummary};
 pub use perfect::{Perfect, SEARCH_TIME};
 pub use rank::{layer_size, next, rank, turn, unrank};
+pub use solved::{
+    GameValue, SOLVED_FILE, SOLVED_VERSION, parse as parse_solved, solved, value_of_the_game,
+};
 pub use table::{Entry, MoveValue, Table};
 
 /// The environment variable that names the folder of the solved tables,

@@ -10,8 +10,9 @@
 //! 1. the perft tables (`conformance/perft.yaml`, the fixtures' copy and
 //!    the example of `spec/SCENARIOS.md`), recounted by the reference rules
 //!    at full depth in a release build (`UPDATE_PERFT`);
-//! 2. the JSON Schemas of `spec/` and `spec/TRACEABILITY.md`
-//!    (`UPDATE_SCHEMAS`, `UPDATE_TRACEABILITY`), one test at a time so that
+//! 2. the JSON Schemas of `spec/`, `spec/TRACEABILITY.md` and the table
+//!    of the value of Kpé in `spec/SOLVE.md` (`UPDATE_SCHEMAS`,
+//!    `UPDATE_TRACEABILITY`, `UPDATE_SOLVED`), one test at a time so that
 //!    no test reads a schema while another writes it;
 //! 3. the whole `cargo test` with insta's `INSTA_UPDATE=always`, which
 //!    rewrites every snapshot whose output changed and checks everything
@@ -33,6 +34,10 @@ const UPDATE_VARIABLES: &[(&str, &str)] = &[
     ("UPDATE_PERFT", "the perft tables' node counts"),
     ("UPDATE_SCHEMAS", "the JSON Schemas spec/*.schema.json"),
     ("UPDATE_TRACEABILITY", "spec/TRACEABILITY.md"),
+    (
+        "UPDATE_SOLVED",
+        "spec/SOLVE.md's table of the value of Kpé, from spec/solved.yaml",
+    ),
     (
         "UPDATE_SCREENSHOTS",
         "spec/img/kpe-check-report.png (--screenshots only)",
@@ -80,12 +85,19 @@ const STEPS: &[Step] = &[
             "check_cli",
             "--test",
             "traceability",
+            "--test",
+            "solved",
             "--",
             "--test-threads=1",
             "schema",
             "the_committed_table_is_current",
+            "the_value_table_of_solve_md_is_current",
         ],
-        env: &[("UPDATE_SCHEMAS", "1"), ("UPDATE_TRACEABILITY", "1")],
+        env: &[
+            ("UPDATE_SCHEMAS", "1"),
+            ("UPDATE_TRACEABILITY", "1"),
+            ("UPDATE_SOLVED", "1"),
+        ],
     },
     Step {
         what: "insta snapshots (the whole test suite)",
