@@ -973,6 +973,47 @@ fn kpe_solve_refuses_too_many_threads_and_an_empty_profile() {
     }
 }
 
+/// With no opening file, `kpe value initial` finds bounds only; it then
+/// names the value the full solve recorded (spec/solved.yaml) and the
+/// command that writes the file (issue 45), or nothing when the profile has
+/// no row.
+#[test]
+fn kpe_value_initial_without_an_opening_names_the_recorded_value() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 4);
+    let out = kpe()
+        .args(["value", "initial", "--seconds", "1", "--depth", "2"])
+        .args(rules())
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("bounds only"), "{text}");
+    match kpe::solve::value_of_the_game(covered()) {
+        Some(row) => {
+            let value = if row.value > 0 {
+                format!("+{}", row.value)
+            } else {
+                row.value.to_string()
+            };
+            assert!(
+                text.contains(&format!(
+                    "the full solve found {value} for South, best {} (spec/solved.yaml); `{}` writes",
+                    row.best
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    row.command
+                )),
+                "{text}"
+            );
+        }
+        None => assert!(!text.contains("the full solve found"), "{text}"),
+    }
+}
+
 #[test]
 fn kpe_engine_perfect_answers_a_best_request_with_a_table_move() {
     let dir = tempfile::tempdir().unwrap();

@@ -94,10 +94,14 @@ fn table(rows: &[GameValue]) -> String {
         match rows.iter().find(|r| r.profile == profile) {
             Some(r) => {
                 let best: Vec<String> = r.best.iter().map(ToString::to_string).collect();
+                let value = if r.value == 0 {
+                    "0".to_owned()
+                } else {
+                    format!("{:+}", r.value)
+                };
                 let _ = writeln!(
                     out,
-                    "| `{name}` | {:+} | {} | {} | {} | `{}` |",
-                    r.value,
+                    "| `{name}` | {value} | {} | {} | {} | `{}` |",
                     best.join(" "),
                     r.positions,
                     r.measured,

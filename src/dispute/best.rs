@@ -94,12 +94,25 @@ fn solve_command(profile: Profile) -> String {
     format!("kpe solve --rules {}", shared.explicit())
 }
 
+/// A margin as the reports write it: `+2`, `-2`, and `0` (no sign).
+pub(super) fn margin_text(margin: i8) -> String {
+    if margin == 0 {
+        "0".to_owned()
+    } else {
+        format!("{margin:+}")
+    }
+}
+
 /// The value of the game under both readings, in words.
 fn initial_sentence(game: &GameValues) -> String {
     let one = |v: &ValueOfTheGame| match (v.value, &v.why_not) {
         (Some(value), _) => {
             let best: Vec<String> = v.best.iter().map(ToString::to_string).collect();
-            format!("{value:+} for South (best first moves {})", best.join(" "))
+            format!(
+                "{} for South (best first moves {})",
+                margin_text(value),
+                best.join(" ")
+            )
         }
         (None, Some(why)) => format!("unknown ({why})"),
         (None, None) => "unknown".to_owned(),

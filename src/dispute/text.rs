@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::best::margin_text;
 use super::model::Dispute;
 use super::play::{Mean, Pairing, Share};
 use super::scenarios::{ScenarioDiff, Step};
@@ -90,10 +91,11 @@ pub(super) fn headline(d: &Dispute) -> String {
 pub(super) fn value_clause(d: &Dispute) -> Option<String> {
     let g = &d.best_play.game;
     let (from, to) = (g.default.value?, g.alternative.value?);
+    let (from_text, to_text) = (margin_text(from), margin_text(to));
     Some(if from == to {
-        format!("it leaves the value of Kpé at {from:+} for South")
+        format!("it leaves the value of Kpé at {from_text} for South")
     } else {
-        format!("it changes the value of Kpé from {from:+} to {to:+} for South")
+        format!("it changes the value of Kpé from {from_text} to {to_text} for South")
     })
 }
 
@@ -189,10 +191,8 @@ pub(super) fn game_summary(d: &Dispute) -> String {
         return format!("value of Kpé: {clause}");
     }
     let g = &d.best_play.game;
-    let one = |v: &super::best::ValueOfTheGame| {
-        v.value
-            .map_or_else(|| "unknown".to_owned(), |value| format!("{value:+}"))
-    };
+    let one =
+        |v: &super::best::ValueOfTheGame| v.value.map_or_else(|| "unknown".to_owned(), margin_text);
     format!(
         "value of Kpé: {} under the default, {} under the alternative (part 5 says why)",
         one(&g.default),

@@ -730,8 +730,8 @@ impl Analysis {
         let row = super::value_of_the_game(self.rules)?;
         let best: Vec<String> = row.best.iter().map(ToString::to_string).collect();
         Some(format!(
-            "the full solve found {:+} for South, best {} (spec/solved.yaml); `{}` writes the opening file that answers exactly here",
-            row.value,
+            "the full solve found {} for South, best {} (spec/solved.yaml); `{}` writes the opening file that answers exactly here",
+            signed(row.value),
             best.join(" "),
             row.command
         ))
