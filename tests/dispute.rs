@@ -268,6 +268,17 @@ fn part_5_gives_the_value_of_the_game_under_both_readings() {
             _ => assert!(!headline.contains("value of Kpé"), "{headline}"),
         }
         assert!(report.contains(&d.best_play.initial), "{switches}");
+        // The page's first block (its lead) carries the headline and the
+        // verdict, and with them the value of the game.
+        let page = d.to_html();
+        let lead = &page[..page.find("<h2").unwrap_or(page.len())];
+        assert!(lead.contains("value of Kpé: "), "{switches}: {lead}");
+        if g.default.value.is_some() && g.alternative.value.is_some() {
+            assert!(
+                lead.contains("the value of Kpé at ") || lead.contains("the value of Kpé from "),
+                "{lead}"
+            );
+        }
     }
 }
 
