@@ -14,7 +14,7 @@ use crate::profile::Profile;
     title = "kpe dispute report, version 1",
     description = "What turning alternative readings on changes, as `kpe dispute --format json` prints it. See spec/DISPUTE.md."
 )]
-#[schemars(extend("$id" = "urn:kpe:schema:dispute:2"))]
+#[schemars(extend("$id" = "urn:kpe:schema:dispute:3"))]
 pub struct Dispute {
     /// Always `kpe-dispute`.
     pub format: String,
