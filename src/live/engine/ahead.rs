@@ -5,7 +5,7 @@
 use super::{Engine, Failure, FailureKind};
 use crate::judge::Question;
 use crate::live::process::ProcessError;
-use crate::live::quick_write::{push_request, request_line};
+use super::{push_request, request_line};
 use crate::protocol::{Reply, Request};
 
 impl Engine {
