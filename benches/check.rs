@@ -6,16 +6,16 @@
 //! moves and captures (and the end where there is one), about 100 bytes a
 //! ply; `minimal`, only the move and the position, about 60 bytes a ply.
 //!
-//! Each shape is measured three ways, each in plies and in bytes (MB/s)
+//! Each shape is measured two ways, each in plies and in bytes (MB/s)
 //! a second:
 //! - `parse-only`: serde_json reading the file into `IgnoredAny`, the
 //!   floor of any checking (issue 11: checking should cost at most 1.5x
 //!   this, and at least 2 million plies a second on one core);
-//! - `jobs 1`: checking on the calling thread alone;
-//! - `jobs 2`: two threads (issue 11: at least 1.7x `jobs 1` on 2 cores).
+//! - `check`: checking, on the calling thread (a transcript is checked on
+//!   one thread: issue 47 found that `--jobs 2` took as long).
 //!
 //! Criterion reports means, which a shared machine's host inflates
-//! unevenly; `examples/check_speed.rs` runs the same three passes on one
+//! unevenly; `examples/check_speed.rs` runs the same two passes on one
 //! file, interleaved, and reports the fastest of each.
 
 use std::hint::black_box;
@@ -59,20 +59,15 @@ fn bench_check(c: &mut Criterion) {
         group.bench_function(format!("{shape} {profile} parse-only"), |b| {
             b.iter(|| parse_only(black_box(&path)).expect("well-formed JSON"));
         });
-        for jobs in [1, 2] {
-            group.bench_function(format!("{shape} {profile} jobs {jobs}"), |b| {
-                b.iter(|| {
-                    let summary = check_transcript_file_with(
-                        black_box(&path),
-                        &Options::jobs(jobs),
-                        &mut Discard,
-                    )
-                    .expect("a well-formed transcript");
-                    assert!(summary.conforms());
-                    summary.plies
-                });
+        group.bench_function(format!("{shape} {profile} check"), |b| {
+            b.iter(|| {
+                let summary =
+                    check_transcript_file_with(black_box(&path), &Options::default(), &mut Discard)
+                        .expect("a well-formed transcript");
+                assert!(summary.conforms());
+                summary.plies
             });
-        }
+        });
     }
     group.finish();
 }

@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo build --release --bin kpe-check --example bench_transcript
 //! target/release/examples/bench_transcript full default > bench.json
-//! time target/release/kpe-check bench.json --jobs 1 -q
+//! time target/release/kpe-check bench.json -q
 //! ```
 //!
 //! Shape `full` (every ply claims its position, legal moves and captures)

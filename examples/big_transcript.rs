@@ -1,12 +1,11 @@
-//! A large transcript for measuring `kpe-check --jobs`: the games of
+//! A large transcript for measuring `kpe-check`: the games of
 //! `examples/transcripts/conforming.json` repeated, each copy with its own
 //! id, until at least PLIES plies (default 3,000,000), on stdout:
 //!
 //! ```sh
 //! cargo build --release --bin kpe-check --example big_transcript
 //! target/release/examples/big_transcript 3000000 > big.json
-//! time target/release/kpe-check big.json --jobs 1 > /dev/null
-//! time target/release/kpe-check big.json --jobs 2 > /dev/null
+//! time target/release/kpe-check big.json > /dev/null
 //! ```
 
 use std::io::Write as _;

@@ -1,4 +1,4 @@
-//! The check bench's three passes on one file, interleaved round after
+//! The check bench's two passes on one file, interleaved round after
 //! round in one process, with the fastest time of each: on a machine whose
 //! host takes CPU at moments nobody chooses, the fastest of many
 //! interleaved runs says more than a mean.
@@ -10,11 +10,11 @@
 //! ```
 //!
 //! The passes are those of `cargo bench --bench check`: `parse-only`
-//! (serde_json reading the file into `IgnoredAny`), and checking at
-//! `--jobs 1` and `--jobs 2`. It prints each pass's fastest, first
-//! quartile and median time, its rate at the fastest (plies and MiB a
-//! second), and the two ratios issue 11 sets targets for: `jobs 1` over
-//! `parse-only` (at most 1.5) and `jobs 1` over `jobs 2` (at least 1.7).
+//! (serde_json reading the file into `IgnoredAny`), and `check`, checking
+//! it (on the calling thread: a transcript is checked on one thread). It
+//! prints each pass's fastest, first quartile and median time, its rate
+//! at the fastest (plies and MiB a second), and the ratio issue 11 sets a
+//! target for: `check` over `parse-only` (at most 1.5).
 //!
 //! Two more passes time the parts of issue 22's other floor, on the
 //! calling thread: `from-slice` (serde_json's `from_slice` into
@@ -23,13 +23,13 @@
 //! ply claims its legal moves and `play` for every ply, on games read into
 //! memory beforehand). Their sum is what reading the file as JSON and
 //! asking the rules costs before any checking, so it prints that sum over
-//! `from-slice`: while it is above 1.5, `jobs 1` cannot be within 1.5x of
+//! `from-slice`: while it is above 1.5, `check` cannot be within 1.5x of
 //! `from-slice` unless the reading beats `from_slice` itself.
 //!
-//! Both `parse-only` and `jobs 1` run on the calling thread alone, so on
+//! Both `parse-only` and `check` run on the calling thread alone, so on
 //! Unix it also prints their CPU time (the thread's, `clock_gettime`) and
 //! its ratio, which the CPU the host takes from the machine does not
-//! inflate; issue 22 sets its bar (`jobs 1` at most 1.5x `parse-only`) by
+//! inflate; issue 22 sets its bar (`check` at most 1.5x `parse-only`) by
 //! CPU time. Make the files of both orders of keys with `bench_transcript
 //! full default plain` and `... sorted`.
 //!
@@ -38,7 +38,7 @@
 //! was a call for each byte): on the bench file (2026-12-04), `parse-only`
 //! took 31-32 ms in one build of this example, 34.5-41 ms and 49-50 ms in
 //! builds that differed only in code beside it, and 46-47 ms with
-//! `codegen-units = 1`, while `jobs 1` stayed at 44-46 ms in all of them.
+//! `codegen-units = 1`, while `check` stayed at 44-46 ms in all of them.
 //! A ratio is worth what its floor is: compare with the fastest floor any
 //! build gives.
 
@@ -109,16 +109,16 @@ mod cpu {
 use cpu::{cpu_since, thread_cpu};
 
 /// The passes, in the order each round runs them.
-const PASSES: [&str; 3] = ["parse-only", "jobs 1", "jobs 2"];
+const PASSES: [&str; 2] = ["parse-only", "check"];
 
 /// Each pass's wall times and the calling thread's CPU times, round by
 /// round.
 #[derive(Default)]
 struct Timings {
-    /// `parse-only`, `jobs 1`, `jobs 2`.
-    wall: [Vec<f64>; 3],
+    /// `parse-only`, `check`.
+    wall: [Vec<f64>; 2],
     /// For the passes run on the calling thread alone: `parse-only`,
-    /// `jobs 1`, `from-slice`, `rules-only`.
+    /// `check`, `from-slice`, `rules-only`.
     cpu: [Vec<f64>; 4],
     plies: u64,
 }
@@ -174,21 +174,17 @@ fn round(
     parse_only::parse_only(path).map_err(|e| (format!("not JSON serde can read: {e}"), 2))?;
     wall[0].push(start.elapsed().as_secs_f64());
     cpu_since(start_cpu, &mut cpu[0]);
-    for jobs in [1, 2] {
-        let (start, start_cpu) = (Instant::now(), thread_cpu());
-        match check_transcript_file_with(path, &Options::jobs(jobs), &mut Discard) {
-            Ok(summary) if summary.conforms() => *plies = summary.plies,
-            Ok(_) => {
-                let why = "the transcript does not conform; time one that does";
-                return Err((why.to_owned(), 1));
-            }
-            Err(e) => return Err((e.to_string(), 2)),
+    let (start, start_cpu) = (Instant::now(), thread_cpu());
+    match check_transcript_file_with(path, &Options::default(), &mut Discard) {
+        Ok(summary) if summary.conforms() => *plies = summary.plies,
+        Ok(_) => {
+            let why = "the transcript does not conform; time one that does";
+            return Err((why.to_owned(), 1));
         }
-        wall[jobs].push(start.elapsed().as_secs_f64());
-        if jobs == 1 {
-            cpu_since(start_cpu, &mut cpu[1]);
-        }
+        Err(e) => return Err((e.to_string(), 2)),
     }
+    wall[1].push(start.elapsed().as_secs_f64());
+    cpu_since(start_cpu, &mut cpu[1]);
     let start_cpu = thread_cpu();
     let IgnoredAny = std::hint::black_box(serde_json::from_slice(text)).expect("read once already");
     cpu_since(start_cpu, &mut cpu[2]);
@@ -199,9 +195,9 @@ fn round(
 }
 
 /// Each pass's fastest, first quartile and median wall time, and issue
-/// 11's two ratios.
-fn print_wall(wall: &mut [Vec<f64>; 3], plies: u64, bytes: u64) {
-    let mut fastest = [0.0; 3];
+/// 11's ratio.
+fn print_wall(wall: &mut [Vec<f64>; 2], plies: u64, bytes: u64) {
+    let mut fastest = [0.0; 2];
     for ((name, times), fastest) in PASSES.iter().zip(wall).zip(&mut fastest) {
         times.sort_by(f64::total_cmp);
         *fastest = times[0];
@@ -216,9 +212,8 @@ fn print_wall(wall: &mut [Vec<f64>; 3], plies: u64, bytes: u64) {
         );
     }
     println!(
-        "jobs 1 / parse-only: {:.2} (target: at most 1.5); jobs 1 / jobs 2: {:.2} (target: at least 1.7)",
+        "check / parse-only: {:.2} (target: at most 1.5)",
         fastest[1] / fastest[0],
-        fastest[1] / fastest[2],
     );
 }
 
@@ -261,7 +256,7 @@ fn print_cpu(cpu: &mut [Vec<f64>; 4]) {
     if cpu.iter().any(Vec::is_empty) {
         return;
     }
-    let names = ["parse-only", "jobs 1", "from-slice", "rules-only"];
+    let names = ["parse-only", "check", "from-slice", "rules-only"];
     for (name, times) in names.iter().zip(cpu.iter_mut()) {
         times.sort_by(f64::total_cmp);
         println!(
@@ -270,17 +265,17 @@ fn print_cpu(cpu: &mut [Vec<f64>; 4]) {
             times[times.len() / 2] * 1e3,
         );
     }
-    let [parse, jobs1, slice, rules] = cpu;
+    let [parse, check, slice, rules] = cpu;
     let (fast, median) = (|t: &[f64]| t[0], |t: &[f64]| t[t.len() / 2]);
     println!(
-        "CPU jobs 1 / parse-only: fastest {:.2}, median {:.2} (target: at most 1.5)",
-        fast(jobs1) / fast(parse),
-        median(jobs1) / median(parse),
+        "CPU check / parse-only: fastest {:.2}, median {:.2} (target: at most 1.5)",
+        fast(check) / fast(parse),
+        median(check) / median(parse),
     );
     println!(
-        "CPU jobs 1 / from-slice: fastest {:.2}, median {:.2} (target: at most 1.5)",
-        fast(jobs1) / fast(slice),
-        median(jobs1) / median(slice),
+        "CPU check / from-slice: fastest {:.2}, median {:.2} (target: at most 1.5)",
+        fast(check) / fast(slice),
+        median(check) / median(slice),
     );
     println!(
         "CPU (from-slice + rules-only) / from-slice: fastest {:.2}, median {:.2} \

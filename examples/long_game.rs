@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example long_game -- 2000000 > long.json
-//! /usr/bin/time -v target/release/kpe-check long.json --jobs 1
+//! /usr/bin/time -v target/release/kpe-check long.json
 //! ```
 //!
 //! The game circles for ever (one stone each, four pits apart, nothing to

@@ -6,7 +6,7 @@
 //! cargo build --release --bin kpe-check --example bench_transcript --example parse_only
 //! target/release/examples/bench_transcript full default > bench.json
 //! time target/release/examples/parse_only bench.json
-//! time target/release/kpe-check bench.json --jobs 1 -q
+//! time target/release/kpe-check bench.json -q
 //! ```
 
 #[path = "../benches/common/parse_only.rs"]

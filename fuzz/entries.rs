@@ -50,10 +50,8 @@ pub fn reply(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(line) else {
         return;
     };
-    // As kpe-check reads it, which must be as serde reads it.
-    let read = kpe::live::read_reply(text).ok();
-    assert_eq!(read, serde_json::from_str::<Reply>(text).ok(), "{text}");
-    let Some(reply) = read else {
+    // As kpe-check reads it.
+    let Ok(reply) = serde_json::from_str::<Reply>(text) else {
         return;
     };
     let Ok(answer) = Answer::from_reply(reply) else {

@@ -136,7 +136,7 @@ fn html_is_clean_whatever_the_fields_hold() {
         page.contains("name\\u{0}\\u{1}"),
         "a control character is shown"
     );
-    let parsed = page::Page::parse(&page);
+    let parsed = page::parse(&page);
     assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
     // The markup characters and the replaced invalid UTF-8 come back as
     // text, in the engine's name, and make no element.

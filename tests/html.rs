@@ -6,7 +6,7 @@ mod common;
 
 use assert_cmd::Command;
 use common::chromium;
-use common::page::{Page, assert_self_contained, sel};
+use common::page::{assert_self_contained, parse, sel};
 
 fn kpe() -> Command {
     Command::cargo_bin("kpe").expect("the kpe binary is built")
@@ -32,7 +32,7 @@ fn the_page_has_a_title_headings_one_svg_per_example_and_nothing_external() {
     for switch in ["skip-origin", "end-on-repetition"] {
         let (path, json) = page(&dir, switch);
         let text = std::fs::read_to_string(&path).unwrap();
-        let doc = Page::parse(&text);
+        let doc = parse(&text);
         let title: String = doc.select(&sel("title")).next().unwrap().text().collect();
         let alternative = json["alternative"].as_str().unwrap();
         assert_eq!(title, format!("What would “{alternative}” change in Kpé?"));
@@ -138,7 +138,7 @@ fn the_first_differing_move_of_a_scenario_shows_two_different_answers() {
         "no first difference in the legal moves alone"
     );
     let text = std::fs::read_to_string(&path).unwrap();
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     let rows: Vec<_> = doc.select(&sel("div.scenario-block tr.marked")).collect();
     assert_eq!(
         rows.len(),

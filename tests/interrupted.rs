@@ -22,8 +22,7 @@ fn a_recorded_signal_stops_transcripts_between_games_and_merges_before_output() 
     let mut out = Vec::new();
     let summary = {
         let mut sink = JsonSink::new(&mut out);
-        let mut options = kpe::transcripts::Options::default();
-        options.jobs = 1;
+        let options = kpe::transcripts::Options::default();
         kpe::transcripts::check_transcript_file_with(&transcript, &options, &mut sink)
             .expect("a clean stop")
     };

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use common::chromium;
-use common::page::{Element, Page, assert_self_contained, sel};
+use common::page::{ElementRef, Html, assert_self_contained, parse, sel, text_of};
 use kpe::Position;
 use serde_json::{Value, json};
 
@@ -77,12 +77,8 @@ fn page(dir: &Path, input: &Path, args: &[&str], exit: i32) -> (PathBuf, String,
     (path, text, json)
 }
 
-fn text_of(e: Element<'_>) -> String {
-    e.text().collect()
-}
-
 /// The verdict block's text: the first note, in the header.
-fn verdict_block(doc: &Page) -> String {
+fn verdict_block(doc: &Html) -> String {
     let block = doc
         .select(&sel("header div.note"))
         .next()
@@ -90,7 +86,7 @@ fn verdict_block(doc: &Page) -> String {
     text_of(block)
 }
 
-fn h2s(doc: &Page) -> Vec<String> {
+fn h2s(doc: &Html) -> Vec<String> {
     doc.select(&sel("h2")).map(text_of).collect()
 }
 
@@ -110,14 +106,14 @@ fn differing(expected: &str, claimed: &str) -> usize {
 /// boards when `after` differs, with the move's pit marked before and the
 /// differing pits marked in both answers), the field diffs, the rules with
 /// their titles, the reproduction YAML and the other units' ids.
-fn check_groups(doc: &Page, json: &Value) {
+fn check_groups(doc: &Html, json: &Value) {
     let groups: Vec<&Value> = json["groups"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|g| g["verdict"] != "errored")
         .collect();
-    let blocks: Vec<Element<'_>> = doc.select(&sel("section div.group")).collect();
+    let blocks: Vec<ElementRef<'_>> = doc.select(&sel("section div.group")).collect();
     assert_eq!(blocks.len(), groups.len());
     assert!(!groups.is_empty());
     for (group, block) in groups.iter().zip(&blocks) {
@@ -196,7 +192,7 @@ fn a_conforming_transcript_gets_a_green_verdict_and_no_groups() {
     let dir = tempfile::tempdir().unwrap();
     let input = root().join("examples/transcripts/conforming.json");
     let (_, text, json) = page(dir.path(), &input, &[], 0);
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     let title = text_of(doc.select(&sel("title")).next().unwrap());
     assert_eq!(title, "kpe-check report: conforming.json");
     assert_eq!(doc.select(&sel("header div.note.good")).count(), 1);
@@ -215,7 +211,7 @@ fn a_diverging_transcript_shows_its_group_by_a_board_with_the_differing_pits() {
     let dir = tempfile::tempdir().unwrap();
     let input = root().join("examples/transcripts/skip-origin.json");
     let (_, text, json) = page(dir.path(), &input, &[], 1);
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     assert_eq!(doc.select(&sel("header div.note.bad")).count(), 1);
     let block = verdict_block(&doc);
     assert!(block.contains("DIVERGES (exit 1)"), "{block}");
@@ -251,7 +247,7 @@ fn a_live_buggy_engine_page_has_groups_skips_certificate_and_profiles() {
     let dir = tempfile::tempdir().unwrap();
     let input = buggy_engine(dir.path());
     let (_, text, json) = page(dir.path(), &input, &[], 1);
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     let block = verdict_block(&doc);
     assert!(block.contains("DIVERGES (exit 1)"), "{block}");
     let counts = &json["summary"];
@@ -273,7 +269,7 @@ fn a_live_buggy_engine_page_has_groups_skips_certificate_and_profiles() {
         .as_str()
         .unwrap();
     assert!(block.contains(digest), "{block}");
-    let matrix = |doc: &Page| {
+    let matrix = |doc: &Html| {
         doc.select(&sel("header div.note table"))
             .find(|t| text_of(*t).starts_with("profileverdict"))
             .map(|t| t.select(&sel("tbody tr")).map(text_of).collect::<Vec<_>>())
@@ -316,7 +312,7 @@ fn a_live_buggy_engine_page_has_groups_skips_certificate_and_profiles() {
         ],
         1,
     );
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     let rows = matrix(&doc).expect("a profile matrix");
     let profiles = json["summary"]["profiles"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
@@ -350,11 +346,11 @@ fn kpe_check_merge_writes_the_page_of_the_whole_run() {
     assert_eq!(out.status.code(), Some(1));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = std::fs::read_to_string(&merged).unwrap();
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     check_groups(&doc, &json);
     // The same verdict, counts and broken rules as the unsharded run.
     let head = |text: &str| {
-        let doc = Page::parse(text);
+        let doc = parse(text);
         let block = verdict_block(&doc);
         block[..block.find("reading").unwrap()].to_owned()
     };
@@ -369,7 +365,7 @@ fn an_engine_that_does_not_start_shows_its_error_with_the_stderr_tail() {
     let script = "echo 'engine: out of stones at line 7' >&2; exit 3";
     let input = manifest(dir.path(), "broken.json", &["sh", "-c", script]);
     let (_, text, _) = page(dir.path(), &input, &[], 3);
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     assert!(verdict_block(&doc).contains("ERRORED (exit 3)"));
     let h2 = h2s(&doc);
     let errors = h2.iter().position(|h| h.starts_with("Engine errors"));
@@ -395,7 +391,7 @@ fn bad_input_still_writes_a_page_that_says_so() {
     )
     .unwrap();
     let (_, text, _) = page(dir.path(), &input, &[], 2);
-    let doc = Page::parse(&text);
+    let doc = parse(&text);
     let block = verdict_block(&doc);
     assert!(block.contains("BAD-INPUT (exit 2)"), "{block}");
     assert!(block.contains("bad.json:2:"), "{block}");

@@ -104,13 +104,14 @@ struct Cli {
     /// Check only the K-th of N shares of the units (1-based), for the
     /// runners of a CI matrix; combine the JSON reports with `kpe-check
     /// merge`. Engine manifests only: sharding saves engine time, and a
-    /// transcript has none to save (it is read in one pass, --jobs games at
-    /// once); split a large transcript into files instead.
+    /// transcript has none to save (it is read in one pass, on one thread);
+    /// split a large transcript into files instead.
     #[arg(long, value_name = "K/N", help_heading = SELECT)]
     shard: Option<Shard>,
-    /// How much to do at once: engine processes (live mode) or games of a
-    /// transcript, one thread each; the report is the same whatever the
-    /// number [default: the number of cores]
+    /// How many engine processes to run at once (live mode), one thread
+    /// each; the report is the same whatever the number [default: the
+    /// number of cores]. A transcript is checked on one thread whatever N:
+    /// its games cost about what reading their bytes does
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(kpe::reporter::MAX_JOBS)))]
     jobs: Option<u32>,
     /// The seed of the random games; the report states the seed it used
@@ -657,14 +658,11 @@ fn check_transcript(
             .exit();
     }
     if cli.list {
-        return list_games(path, file, policy, cli.jobs);
+        return list_games(path, file, policy);
     }
     with_sinks(&cli.out, None, |sink| {
         let mut policed = PolicySink::new(sink, policy);
-        let mut options = kpe::transcripts::Options::default().named(file.display().to_string());
-        if let Some(jobs) = cli.jobs {
-            options.jobs = jobs as usize;
-        }
+        let options = kpe::transcripts::Options::default().named(file.display().to_string());
         let result = kpe::transcripts::check_transcript_file_with(path, &options, &mut policed);
         exit(result.map(|_| policed.summary().clone()))
     })
@@ -746,18 +744,10 @@ fn list(file: &std::path::Path, options: &kpe::live::LiveOptions) -> ExitCode {
 
 /// `--list` for a transcript: the ids of the games the run would check,
 /// in file order. The games are read (and checked, unseen) to find them.
-fn list_games(
-    path: &std::path::Path,
-    file: &std::path::Path,
-    policy: &Policy,
-    jobs: Option<u32>,
-) -> ExitCode {
+fn list_games(path: &std::path::Path, file: &std::path::Path, policy: &Policy) -> ExitCode {
     let mut ids = IdSink::default();
     let mut policed = PolicySink::new(&mut ids, policy);
-    let mut options = kpe::transcripts::Options::default().named(file.display().to_string());
-    if let Some(jobs) = jobs {
-        options.jobs = jobs as usize;
-    }
+    let options = kpe::transcripts::Options::default().named(file.display().to_string());
     if let Err(e) = kpe::transcripts::check_transcript_file_with(path, &options, &mut policed) {
         return fail(&e.to_string());
     }

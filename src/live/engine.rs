@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use super::manifest::Timeouts;
 use super::process::{EngineProcess, Launch, ProcessError};
-use super::quick_write::request_line;
 use crate::board::Pit;
 use crate::judge::{Answer, Facts, Question, agreement};
 use crate::position::Position;
@@ -710,7 +709,7 @@ impl Engine {
             // its answer.
             return Err(self.fail(FailureKind::OutOfTurn { line: quote(&text) }, Some(request)));
         }
-        let reply: Reply = match super::quick_reply::read_reply(&text) {
+        let reply: Reply = match serde_json::from_str(&text) {
             Ok(reply) => reply,
             Err(e) => {
                 let kind = FailureKind::Garbage {
@@ -794,6 +793,17 @@ impl Engine {
             stderr_bytes,
         }
     }
+}
+
+/// Writes `request` into `out` (emptied first), as its line.
+fn request_line(request: &Request, out: &mut String) {
+    out.clear();
+    push_request(request, out);
+}
+
+/// Appends `request` to `out`.
+fn push_request(request: &Request, out: &mut String) {
+    out.push_str(&serde_json::to_string(request).expect("requests serialise"));
 }
 
 /// A line cut to [`QUOTE`] characters for a report.

@@ -22,8 +22,6 @@ mod pin;
 mod plan;
 mod process;
 mod progress;
-mod quick_reply;
-mod quick_write;
 mod repro;
 mod run;
 mod scenarios;
@@ -42,7 +40,6 @@ pub use manifest::{
 pub use manifest::{MAX_GAMES, MAX_MANIFEST, MAX_PERFT_NODES, MAX_PIPELINE};
 pub use process::{EXIT_GRACE, WALL_FACTOR, WALL_FLOOR, wall_cap};
 pub use process::{EngineProcess, Launch, MAX_LINE, ProcessError, STDERR_LIMIT, STDERR_TAIL};
-pub use quick_reply::read_reply;
 pub use repro::{repetition_rules, reproduction, reproduction_in_game};
 pub use run::{
     ENV_GAMES, ENV_PERFT_DEPTH, ENV_PIN, ENV_SEED, ENV_SUITE, LiveError, LiveOptions, LiveReport,

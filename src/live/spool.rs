@@ -45,17 +45,13 @@ impl FactSpool {
         if facts.is_empty() {
             return Err(facts);
         }
-        // The bytes serde writes for the pairs of requests and replies
-        // (`quick_write`), written by hand.
-        let mut text = String::from("[");
-        for (k, (question, answer)) in facts.iter().enumerate() {
-            if k > 0 {
-                text.push(',');
-            }
-            super::quick_write::push_fact(question, answer, &mut text);
-        }
-        text.push_str("]\n");
-        let bytes = text.into_bytes();
+        // The pairs of requests and replies, on one line.
+        let pairs: Vec<(Request, Reply)> = facts
+            .iter()
+            .map(|(question, answer)| (question.request(), reply_of(answer)))
+            .collect();
+        let mut bytes = serde_json::to_vec(&pairs).expect("requests and replies serialise");
+        bytes.push(b'\n');
         let mut guard = self
             .file
             .lock()

@@ -104,10 +104,6 @@ impl Mode for MainMode {
         unit.time = game.started.elapsed().as_secs_f64();
         (unit, game.rules)
     }
-
-    fn renumber(&self, (unit, _): &mut (UnitResult, RuleSet), index: usize) {
-        unit.location = Some(game_location(index));
-    }
 }
 
 /// Where game `index` is in the file, as reports name it.
@@ -154,7 +150,6 @@ impl Consumer for MainPass<'_> {
 pub(super) fn main_pass(
     path: &Path,
     source: &str,
-    jobs: usize,
     sink: &mut dyn Sink,
 ) -> Result<(Summary, Profile), CheckError> {
     let mut pass = MainPass {
@@ -163,7 +158,7 @@ pub(super) fn main_pass(
         summary: Summary::default(),
         profile: Profile::default(),
     };
-    let result = drive(path, source, jobs, &mut pass).map_err(|e| match e {
+    let result = drive(path, source, &mut pass).map_err(|e| match e {
         CheckError::Input(e) => match std::fs::File::open(path) {
             Ok(file) => CheckError::Input(e.name_the_byte(file)),
             Err(_) => CheckError::Input(e),
@@ -257,7 +252,7 @@ pub fn check_transcript_file_with(
     sink: &mut dyn Sink,
 ) -> Result<Summary, CheckError> {
     let source = options.source(path);
-    let (mut summary, profile) = main_pass(path, &source, options.jobs, sink)?;
+    let (mut summary, profile) = main_pass(path, &source, sink)?;
     if summary.interrupted.is_none()
         && let Some(signal) = crate::reporter::interrupted()
     {
@@ -336,7 +331,7 @@ impl TranscriptFile {
             profiles,
         };
         let source = self.options.source(&self.path);
-        drive(&self.path, &source, self.options.jobs, &mut pass)?;
+        drive(&self.path, &source, &mut pass)?;
         Ok(pass.tally.explanations())
     }
 }
@@ -354,7 +349,7 @@ impl Recheck for TranscriptFile {
             ok: vec![true; profiles.len()],
         };
         let source = self.options.source(&self.path);
-        drive(&self.path, &source, self.options.jobs, &mut pass)?;
+        drive(&self.path, &source, &mut pass)?;
         Ok(pass.ok)
     }
 }
@@ -421,8 +416,6 @@ impl Mode for ReadingMode {
     fn outcome(&self, _: usize, game: ReadingGame<'_>) -> Vec<bool> {
         game.ok
     }
-
-    fn renumber(&self, _: &mut Vec<bool>, _: usize) {}
 }
 
 impl Consumer for ReadingPass {
@@ -512,8 +505,6 @@ impl Mode for ExplainMode {
     fn outcome(&self, _: usize, game: ExplainGame<'_>) -> Vec<Option<RuleSet>> {
         game.cited
     }
-
-    fn renumber(&self, _: &mut Vec<Option<RuleSet>>, _: usize) {}
 }
 
 impl Consumer for ExplainPass {

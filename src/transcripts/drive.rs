@@ -1,343 +1,405 @@
-//! Running the games of a transcript, in one thread or many, and handing
-//! their outcomes to a consumer in the file's order.
+//! Running the games of a transcript on the calling thread, handing their
+//! outcomes to a consumer in the file's order.
+//!
+//! One thread, whatever `--jobs` says: checking a game of the plain shape
+//! costs about what reading its bytes as JSON does, so a thread that reads
+//! the file to hand games out does the whole work again (issue 47: with
+//! the file cut into pieces read by threads, or batches of games handed
+//! out, `--jobs 2` took the wall and CPU time of `--jobs 1`, or more).
 
-use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::AtomicBool;
 
-use super::chunks;
-use super::game::Batch;
-use super::reader::{Consumer, Mode, Outcomes, Top, TopState, Worker, check_batch};
-use crate::reporter::{CheckError, InputError};
+use super::reader::{Consumer, Top, Worker};
+use crate::reporter::CheckError;
 
-/// The next games, for the calling thread to hand out or already checked.
-pub(super) enum Next<M: Mode> {
-    Hand(Batch),
-    Checked(Outcomes<M>),
-}
-
-/// Reads the transcript at `path`, checking its games with `jobs` threads
-/// and giving the outcomes to `consumer` in the file's order.
-///
-/// With one job the calling thread checks each game as it reads it, with
-/// no scan for a game of the plain shape. With more, the games are found
-/// and checked in parallel in pieces of the file ([`chunks`]); for a file
-/// where that does not pay (most games not of the plain shape, or the
-/// header after games whose end was not found in pieces, [`skip`]), the
-/// calling thread scans games and hands them out in batches
-/// ([`drive_batches`]).
+/// Reads the transcript at `path`, checking each game as it reads it and
+/// giving the outcomes to `consumer` in the file's order.
 pub(super) fn drive<C: Consumer>(
     path: &Path,
     source: &str,
-    jobs: usize,
     consumer: &mut C,
 ) -> Result<(), CheckError> {
-    drive_with(path, source, jobs, chunks::Chunking::FILE, consumer).map(|_| ())
+    drive_with(path, source, true, consumer).map(|_| ())
 }
 
-/// [`drive`], the file cut into pieces as `chunking` says: how the pieces
-/// went.
+/// [`drive`], with header fields after `games` first looked for at the end
+/// of the file only if `try_end`: whether they were found there.
 pub(super) fn drive_with<C: Consumer>(
     path: &Path,
     source: &str,
-    jobs: usize,
-    chunking: chunks::Chunking,
+    try_end: bool,
     consumer: &mut C,
-) -> Result<chunks::Tally, CheckError> {
+) -> Result<bool, CheckError> {
     let mut top = Top::open(path, source)?;
-    top.sharing = Some((jobs, chunking.skip));
-    top.try_end = chunking.from_end;
+    top.try_end = try_end;
     let header = top.header()?;
     let mode = match consumer.header(header) {
         Ok(mode) => mode,
-        Err(abort) => return abort.into_result().map(|()| chunks::Tally::default()),
-    };
-    let mut tally = chunks::Tally {
-        skipped: top.shared,
-        from_end: top.from_end,
-        ..chunks::Tally::default()
+        Err(abort) => return abort.into_result().map(|()| false),
     };
     let stop = AtomicBool::new(false);
-    if jobs <= 1 {
-        let mut worker = Worker::open(path, source)?;
-        while let Some(outcomes) = top.checked_batch(&mode, &mut worker, &stop)? {
-            for outcome in outcomes {
-                if let Err(abort) = consumer.game(&mode, outcome?) {
-                    return abort.into_result().map(|()| chunks::Tally::default());
-                }
+    let mut worker = Worker::open(path, source)?;
+    while let Some(outcomes) = top.checked_batch(&mode, &mut worker, &stop)? {
+        for outcome in outcomes {
+            if let Err(abort) = consumer.game(&mode, outcome?) {
+                return abort.into_result().map(|()| false);
             }
-        }
-        return Ok(tally);
-    }
-    if let TopState::Games { .. } = top.state {
-        let run = chunks::Run {
-            path,
-            source,
-            jobs,
-            chunking,
-        };
-        if run.drive(&mut top, &mode, consumer, &mut tally)? == chunks::Flow::Done {
-            return Ok(tally);
         }
     }
-    drive_batches(&mut top, &mode, path, source, jobs, consumer)?;
-    Ok(tally)
+    Ok(top.from_end)
 }
 
-/// Checks the rest of the games with `jobs` threads: while another thread
-/// has fewer than two batches, the calling thread scans the next games
-/// and hands them to it as a batch, with their bytes; otherwise it checks
-/// the next games itself as it reads them.
-pub(super) fn drive_batches<C: Consumer>(
-    top: &mut Top,
-    mode: &C::Mode,
-    path: &Path,
-    source: &str,
-    jobs: usize,
-    consumer: &mut C,
-) -> Result<(), CheckError> {
-    let stop = AtomicBool::new(false);
-    // The calling thread checks games too, as it reads them, while every
-    // other thread has batches to check: `jobs` threads in all, on `jobs`
-    // cores.
-    let mut own = Worker::open(path, source)?;
-    let workers = (1..jobs)
-        .map(|_| Worker::open(path, source))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Each other thread has one batch being checked and one waiting.
-    let ahead = 2 * (jobs - 1);
-    let (job_tx, job_rx) = mpsc::sync_channel::<Batch>(ahead);
-    let job_rx = Mutex::new(job_rx);
-    std::thread::scope(|s| {
-        // Owned here, so that it is dropped (and the threads end) however
-        // this closure ends, a panic included.
-        let job_tx = job_tx;
-        let (result_tx, result_rx) = mpsc::channel::<Answer<<C::Mode as Mode>::Outcome>>();
-        for worker in workers {
-            let (job_rx, result_tx, stop) = (&job_rx, result_tx.clone(), &stop);
-            s.spawn(move || check_batches(mode, worker, job_rx, &result_tx, stop));
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::super::check::MainMode;
+    use super::super::reader::{Abort, Header};
+    use super::*;
+    use crate::judge::RuleSet;
+    use crate::reporter::UnitResult;
+    use crate::testing::{edited, edits};
+    use crate::{Game, Position, Profile};
+
+    /// The units of a run, in the order given.
+    struct Units(Vec<UnitResult>);
+
+    impl Consumer for Units {
+        type Mode = MainMode;
+
+        fn header(&mut self, header: Header) -> Result<MainMode, Abort> {
+            Ok(MainMode {
+                engine: header.engine,
+                profile: header.profile,
+            })
         }
-        drop(result_tx);
-        let mut run = Dispatch {
-            mode,
-            own: &mut own,
-            stop: &stop,
-            ahead,
-            // Batches handed out at most this far ahead of the one
-            // reported next: memory stays a few batches per thread.
-            window: jobs * 8,
-            pool: Vec::new(),
-            sent: 0,
-            next: 0,
-            handed: 0,
-            scanned: false,
-            scan_error: None,
-            waiting: BTreeMap::new(),
-        };
-        let result = loop {
-            run.read_ahead(top, &job_tx, &result_rx);
-            if run.next == run.sent && run.scanned {
-                break run
-                    .scan_error
-                    .take()
-                    .map_or(Ok(()), |e| Err(CheckError::Input(e)));
-            }
-            run.check_or_wait(&job_rx, &result_rx);
-            if let Some(end) = run.report(consumer) {
-                break end;
-            }
-        };
-        stop.store(true, Ordering::Relaxed);
-        drop(job_tx);
-        result
-    })
-}
 
-/// The calling thread's side of [`drive_batches`]: what it has read,
-/// handed out, checked and reported.
-struct Dispatch<'a, M: Mode> {
-    mode: &'a M,
-    own: &'a mut Worker,
-    stop: &'a AtomicBool,
-    /// Batches the other threads may hold at once.
-    ahead: usize,
-    /// How far ahead of the next batch to report reading may go.
-    window: usize,
-    /// Byte buffers of batches done, for the next ones.
-    pool: Vec<Vec<u8>>,
-    /// Batches read so far (handed out or checked here).
-    sent: usize,
-    /// The next batch to report.
-    next: usize,
-    /// Batches handed to the other threads and not answered yet.
-    handed: usize,
-    /// Whether every game has been read.
-    scanned: bool,
-    /// What ended the reading, if the file is bad.
-    scan_error: Option<InputError>,
-    /// Outcomes of batches checked, waiting for their turn.
-    waiting: BTreeMap<usize, Outcomes<M>>,
-}
+        fn game(
+            &mut self,
+            _: &MainMode,
+            (mut unit, _): (UnitResult, RuleSet),
+        ) -> Result<(), Abort> {
+            unit.time = 0.0;
+            self.0.push(unit);
+            Ok(())
+        }
+    }
 
-impl<M: Mode> Dispatch<'_, M> {
-    /// Reads games until the next batch to report is ready, the window is
-    /// full or the file ends: each batch goes to another thread while one
-    /// has room, or is checked here as it is read.
-    fn read_ahead(
-        &mut self,
-        top: &mut Top,
-        job_tx: &mpsc::SyncSender<Batch>,
-        result_rx: &mpsc::Receiver<Answer<M::Outcome>>,
-    ) {
-        while !self.scanned && self.sent < self.next + self.window {
-            self.take_answers(result_rx);
-            let found = if self.handed < self.ahead {
-                top.next_batch(self.sent, self.pool.pop().unwrap_or_default())
-                    .map(|batch| batch.map(Next::<M>::Hand))
-            } else {
-                // Every other thread is busy: check the next games here,
-                // as they are read.
-                top.checked_batch(self.mode, self.own, self.stop)
-                    .map(|outcomes| outcomes.map(Next::Checked))
-            };
-            match found {
-                Ok(Some(Next::Hand(batch))) => {
-                    self.sent += 1;
-                    self.handed += 1;
-                    if let Err(mpsc::TrySendError::Full(batch)) = job_tx.try_send(batch) {
-                        // Not expected (the channel holds `ahead`).
-                        self.handed -= 1;
-                        self.check_here(batch);
-                    }
-                }
-                Ok(Some(Next::Checked(outcomes))) => {
-                    self.waiting.insert(self.sent, outcomes);
-                    self.sent += 1;
-                }
-                Ok(None) => self.scanned = true,
-                Err(e) => {
-                    self.scan_error = Some(e);
-                    self.scanned = true;
-                }
-            }
-            if self.waiting.contains_key(&self.next) {
+    /// The units a run gives before it ends, how it ends (an error as
+    /// reported, with its place), and whether the header after `games` was
+    /// read at the end of the file; `try_end` as [`drive_with`] takes it.
+    fn check(text: &str, try_end: bool) -> (Vec<UnitResult>, Result<(), String>, bool) {
+        let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
+        file.write_all(text.as_bytes()).expect("written");
+        let mut units = Units(Vec::new());
+        let result = drive_with(file.path(), "t.json", try_end, &mut units);
+        let (ended, from_end) = match result {
+            Ok(from_end) => (Ok(()), from_end),
+            Err(e) => (Err(e.to_string()), false),
+        };
+        (units.0, ended, from_end)
+    }
+
+    /// Header fields after `games` looked for at the end of the file, as
+    /// kpe-check does.
+    const FROM_END: bool = true;
+
+    /// No header looked for at the end of the file: `games` is read value
+    /// by value, its games noted, and read again once the header is known.
+    const NOTING: bool = false;
+
+    const HEADER: &str = r#""format": "kpe-transcript", "version": 1, "engine": {"name": "t", "version": "1"}, "profile": "default""#;
+
+    /// A random game of at most `plies` plies, one ply a line if `lines`;
+    /// ply `wrong` (if any) claims the position before its move.
+    fn game(seed: &mut u64, id: &str, plies: usize, lines: bool, wrong: Option<usize>) -> String {
+        let mut game = Game::new(Position::initial(), Profile::DEFAULT);
+        let mut out = Vec::new();
+        for k in 0..plies {
+            let legal = game.legal_moves();
+            if legal.is_empty() {
                 break;
             }
+            let mv = crate::testing::pick(seed, &legal);
+            let before = *game.current();
+            let report = game.play(mv).expect("a legal move").clone();
+            let after = if wrong == Some(k) {
+                before
+            } else {
+                *game.current()
+            };
+            out.push(
+                serde_json::json!({
+                    "move": mv,
+                    "after": after,
+                    "legal": legal.to_vec(),
+                    "captures": report.captures.to_vec(),
+                })
+                .to_string(),
+            );
         }
+        let sep = if lines { ",\n  " } else { "," };
+        format!(r#"{{"id": "{id}", "plies": [{}]}}"#, out.join(sep))
     }
 
-    /// Once nothing more can be read (every game read, or as far ahead as
-    /// the window allows), a batch no other thread has taken yet is checked
-    /// here rather than waited for; before that, the games still to read
-    /// are this thread's share. The lock is held by a thread only while it
-    /// waits for a batch, when none is queued.
-    fn check_or_wait(
-        &mut self,
-        job_rx: &Mutex<mpsc::Receiver<Batch>>,
-        result_rx: &mpsc::Receiver<Answer<M::Outcome>>,
-    ) {
-        let idle = self.scanned || self.sent >= self.next + self.window;
-        let queued = idle
-            .then(|| job_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok()))
-            .flatten();
-        if let Some(batch) = queued {
-            self.handed -= 1;
-            self.check_here(batch);
-        } else if !self.waiting.contains_key(&self.next) {
-            // The next batch to report is another thread's: wait for any
-            // answer (it gives back a buffer, and perhaps `next`).
-            let answer = result_rx
-                .recv()
-                .expect("a worker answers every batch it takes");
-            self.answered(answer);
-        }
-        self.take_answers(result_rx);
-    }
-
-    /// Gives the consumer every batch whose turn has come, in the file's
-    /// order: `Some` with how the run ends when the consumer or a bad game
-    /// ends it.
-    fn report<C: Consumer<Mode = M>>(
-        &mut self,
-        consumer: &mut C,
-    ) -> Option<Result<(), CheckError>> {
-        while let Some(outcomes) = self.waiting.remove(&self.next) {
-            self.next += 1;
-            for outcome in outcomes {
-                let outcome = match outcome {
-                    Ok(outcome) => outcome,
-                    Err(e) => return Some(Err(CheckError::Input(e))),
+    /// Games of all lengths: some diverge, one in seven has an escape in
+    /// its id (not the plain shape) if `escapes`, one is long; on one line
+    /// or several.
+    fn games(escapes: bool) -> Vec<String> {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        (0..80)
+            .map(|g| {
+                let id = if escapes && g % 7 == 3 {
+                    format!("\\u0067{g}")
+                } else {
+                    format!("g{g}")
                 };
-                if let Err(abort) = consumer.game(self.mode, outcome) {
-                    return Some(abort.into_result());
-                }
+                let plies = if g == 41 { 400 } else { (g * 13) % 70 };
+                let wrong = (g % 5 == 2).then_some(plies / 2);
+                game(&mut seed, &id, plies, g % 3 != 0, wrong)
+            })
+            .collect()
+    }
+
+    fn transcript(games: &[String], sep: &str) -> String {
+        format!("{{{HEADER},\n\"games\": [\n{}\n]}}\n", games.join(sep))
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_its_place() {
+        for escapes in [true, false] {
+            bad_input_refused(&games(escapes), transcript, FROM_END);
+        }
+    }
+
+    /// With the header after the games, read at the end of the file or
+    /// found by reading `games` first.
+    #[test]
+    fn bad_input_before_a_header_is_refused_with_its_place() {
+        for escapes in [true, false] {
+            for try_end in [FROM_END, NOTING] {
+                bad_input_refused(&games(escapes), header_last, try_end);
             }
         }
-        None
     }
 
-    /// Checks a batch on this thread; its outcomes wait for their turn.
-    fn check_here(&mut self, batch: Batch) {
-        let outcomes = check_batch(self.mode, self.own, &batch, self.stop);
-        self.waiting.insert(batch.seq, outcomes);
-        self.pool.push(batch.bytes);
+    /// Transcripts made of `games`, each with something wrong, written by
+    /// `transcript`.
+    fn bad_inputs(games: &[String], transcript: fn(&[String], &str) -> String) -> Vec<String> {
+        let good = transcript(games, ",\n");
+        // After a game on several lines, past the reader's first buffer.
+        let k = games.len() / 2 + 1;
+        assert!(games[k - 1].contains('\n') && good.len() > 2 * 64 * 1024);
+        let halves = [games[..k].join(",\n"), games[k..].join(",\n")];
+        let mut bad: Vec<String> = vec![
+            // A missing comma, a trailing one, something between games.
+            transcript(&halves, "\n"),
+            good.replacen("\n]", ",\n]", 1),
+            transcript(&halves, ", x, "),
+            transcript(&halves, ", 3, "),
+            transcript(&halves, ",, "),
+            // A number or a literal with a bracket or a quote in it.
+            transcript(&halves, ", 1[2], "),
+            transcript(&halves, ", t{\"a\": 1}, "),
+            transcript(&halves, ", n\"]\", "),
+            transcript(&halves, ", f:[0], "),
+            transcript(
+                &[
+                    games[..games.len() - 1].join(",\n"),
+                    games[games.len() - 1].clone(),
+                ],
+                ", 1[, ",
+            ),
+            // A ply with a bad move, a game not closed.
+            good.replacen(r#""move":"S"#, r#""move":"X"#, 9),
+            good.replacen("]}", "]", 30),
+        ];
+        // Cut short anywhere.
+        bad.extend((1..12).map(|k| good[..good.len() * k / 12].to_owned()));
+        bad
     }
 
-    /// Takes in every answer already sent.
-    fn take_answers(&mut self, result_rx: &mpsc::Receiver<Answer<M::Outcome>>) {
-        while let Ok(answer) = result_rx.try_recv() {
-            self.answered(answer);
+    fn bad_input_refused(
+        games: &[String],
+        transcript: fn(&[String], &str) -> String,
+        try_end: bool,
+    ) {
+        for text in &bad_inputs(games, transcript) {
+            let (_, ended, _) = check(text, try_end);
+            let Err(error) = &ended else {
+                panic!("bad input is refused: {text}");
+            };
+            assert!(error.starts_with("t.json:"), "{error}");
         }
     }
 
-    /// Takes in another thread's answer: one batch fewer handed out, its
-    /// buffer for the next batch, its outcomes waiting for their turn (a
-    /// panic goes on here).
-    fn answered(&mut self, (seq, outcomes, bytes): Answer<M::Outcome>) {
-        self.handed -= 1;
-        self.pool.push(bytes);
-        let outcomes = outcomes.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        self.waiting.insert(seq, outcomes);
+    /// Forty random games of 20 to 59 plies, every other one on several
+    /// lines, the eighth diverging.
+    fn forty_games(mut seed: u64) -> Vec<String> {
+        (0..40)
+            .map(|g| {
+                game(
+                    &mut seed,
+                    &format!("g{g}"),
+                    20 + g,
+                    g % 2 == 0,
+                    (g == 7).then_some(3),
+                )
+            })
+            .collect()
     }
-}
 
-/// Another thread's answer: the batch's place, its outcomes (or the
-/// thread's panic) and the batch's byte buffer.
-pub(super) type Answer<O> = (
-    usize,
-    std::thread::Result<Vec<Result<O, InputError>>>,
-    Vec<u8>,
-);
+    /// The transcript of `games`, its header after them (as with sorted
+    /// keys).
+    fn header_last(games: &[String], sep: &str) -> String {
+        format!("{{\"games\": [\n{}\n],\n{HEADER}}}\n", games.join(sep))
+    }
 
-/// Another thread's part of [`drive_batches`]: checks the batches it
-/// takes from `jobs` with `worker` and sends their outcomes back, until
-/// the jobs end or nobody listens; once `stop` is set it takes batches
-/// without checking them.
-fn check_batches<M: Mode>(
-    mode: &M,
-    mut worker: Worker,
-    jobs: &Mutex<mpsc::Receiver<Batch>>,
-    results: &mpsc::Sender<Answer<M::Outcome>>,
-    stop: &AtomicBool,
-) {
-    loop {
-        let job = jobs.lock().map(|rx| rx.recv());
-        let Ok(Ok(batch)) = job else { break };
-        if stop.load(Ordering::Relaxed) {
-            continue;
+    /// The header after the games, found by reading `games` first, gives
+    /// the report the header first gives, with ids holding brackets and
+    /// quotes.
+    #[test]
+    fn a_header_after_the_games_gives_the_report_the_header_first_gives() {
+        let games = games(true);
+        for sep in [",\n", ",", " ,\r\n\t"] {
+            let text = header_last(&games, sep);
+            let (units, ended, _) = check(&text, NOTING);
+            assert_eq!(ended, Ok(()), "{sep:?}");
+            let expected = check(&transcript(&games, sep), FROM_END).0;
+            assert_eq!(expected.len(), games.len());
+            assert!(expected.iter().any(|u| u.divergence.is_some()));
+            pretty_assertions::assert_eq!(units, expected, "{sep:?}");
         }
-        // A panic (a bug) goes to the calling thread, which would
-        // otherwise wait for this batch for ever.
-        let outcomes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            check_batch(mode, &mut worker, &batch, stop)
-        }));
-        if outcomes.is_err() {
-            // Skip the rest, so the job channel never fills.
-            stop.store(true, Ordering::Relaxed);
+        let tricky: Vec<String> = games
+            .iter()
+            .enumerate()
+            .map(|(g, game)| game.replacen(&format!("\"g{g}\""), &format!(r#""g{g}\":[{{\"""#), 1))
+            .collect();
+        let text = header_last(&tricky, ",\n");
+        let (expected, ended, _) = check(&text, NOTING);
+        assert_eq!(ended, Ok(()));
+        assert_eq!(expected.len(), games.len());
+        let (units, found, _) = check(&text, FROM_END);
+        assert_eq!(found, ended);
+        pretty_assertions::assert_eq!(units, expected);
+    }
+    /// The file's end, read from the `]` that closes `games`, names the
+    /// header: the games are then read once, as with the header first.
+    #[test]
+    fn a_header_read_at_the_end_gives_the_report_the_noting_gives() {
+        let games = games(true);
+        let tricky: Vec<String> = games
+            .iter()
+            .enumerate()
+            .map(|(g, game)| {
+                let id = format!(r#""g{g}\"],\"profile\": \"x\"}}]""#);
+                game.replacen(&format!("\"g{g}\""), &id, 1)
+            })
+            .collect();
+        let split = |games: &[String], sep: &str| {
+            format!(
+                "{{\"format\": \"kpe-transcript\", \"games\": [\n{}\n],\n\
+                 \"profile\": \"default\", \"engine\": {{\"name\": \"t\", \"version\": \"1\"}}, \
+                 \"version\": 1 }}\n\n",
+                games.join(sep)
+            )
+        };
+        for text in [
+            header_last(&games, ",\n"),
+            header_last(&games, " ,\r\n\t"),
+            header_last(&tricky, ","),
+            split(&games, ","),
+        ] {
+            let (expected, ended, _) = check(&text, NOTING);
+            assert_eq!(ended, Ok(()));
+            assert_eq!(expected.len(), games.len());
+            let (units, ended, from_end) = check(&text, FROM_END);
+            assert_eq!(ended, Ok(()));
+            pretty_assertions::assert_eq!(units, expected);
+            assert!(from_end);
         }
-        if results.send((batch.seq, outcomes, batch.bytes)).is_err() {
-            break;
+    }
+
+    /// A header that cannot be read at the end of the file is found by
+    /// reading `games` first, with the same report.
+    #[test]
+    fn a_header_not_read_at_the_end_is_found_by_the_count() {
+        let games = games(false);
+        let long = "n".repeat(70 * 1024);
+        for text in [
+            // Longer than the bytes looked at.
+            header_last(&games, ",\n").replacen(
+                r#""name": "t""#,
+                &format!(r#""name": "{long}""#),
+                1,
+            ),
+            // A field name with an escape.
+            header_last(&games, ",\n").replacen(r#""format""#, r#""\u0066ormat""#, 1),
+        ] {
+            let (expected, ended, _) = check(&text, NOTING);
+            assert_eq!(ended, Ok(()));
+            assert_eq!(expected.len(), games.len());
+            let (units, ended, from_end) = check(&text, FROM_END);
+            assert_eq!(ended, Ok(()));
+            pretty_assertions::assert_eq!(units, expected);
+            assert!(!from_end);
+        }
+    }
+
+    /// Where `games` ends before the `]` that header fields at the end of
+    /// the file follow, the file is no transcript: the games are reported,
+    /// checked, and then what follows them, where it stands.
+    #[test]
+    fn games_that_end_before_the_header_at_the_end_are_reported_then_what_follows() {
+        let games = games(true);
+        let header = HEADER.replace(r#", "profile": "default""#, "");
+        for (between, error) in [
+            (r#""x": 1]"#, "unknown field `x`"),
+            (r#""profile": "default"]"#, "expected `,` or `}`"),
+            (r#""games": []"#, "duplicate field `games`"),
+        ] {
+            let text = format!(
+                "{{\"games\": [\n{}\n], {between},\n{header}}}\n",
+                games.join(",\n")
+            );
+            let (noting, noted, _) = check(&text, NOTING);
+            assert!(noting.is_empty(), "{noted:?}");
+            assert!(
+                noted.as_ref().is_err_and(|e| e.contains(error)),
+                "{noted:?}"
+            );
+            let (expected, ended, from_end) = check(&text, FROM_END);
+            assert!(!from_end && ended.is_err());
+            let Err(message) = &ended else { unreachable!() };
+            assert!(message.contains(error), "{message}");
+            // Where the other way finds it.
+            assert_eq!(message, noted.as_ref().unwrap_err());
+            assert_eq!(expected.len(), games.len());
+            assert!(expected.iter().any(|u| u.divergence.is_some()));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn a_header_read_at_the_end_agrees_with_the_other_ways_on_edited_files(edits in edits()) {
+            let good = header_last(&forty_games(17), ",\n").into_bytes();
+            // Edited anywhere, or in the last games and the header.
+            let cut = good.len() - 600;
+            let mut near_the_end = good[..cut].to_vec();
+            near_the_end.extend(edited(good[cut..].to_vec(), &edits));
+            for text in [edited(good.clone(), &edits), near_the_end] {
+                let text = String::from_utf8_lossy(&text);
+                let (units, ended, _) = check(&text, FROM_END);
+                if ended.is_ok() {
+                    // What reads as a transcript reads alike either way.
+                    let (noted, noted_end, _) = check(&text, NOTING);
+                    proptest::prop_assert_eq!(&noted_end, &ended);
+                    proptest::prop_assert_eq!(&noted, &units);
+                }
+            }
         }
     }
 }

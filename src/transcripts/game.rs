@@ -250,11 +250,9 @@ pub(crate) struct GameAt<'a> {
     pub(super) bytes: Option<&'a [u8]>,
 }
 
-/// Consecutive games, handed to a thread at once with their bytes: one
-/// hand-off per batch, not per game, and no second reading of the file.
+/// Consecutive games read at once with their bytes, so that the file is
+/// not read a second time.
 pub(super) struct Batch {
-    /// Its place among the batches.
-    pub(super) seq: usize,
     /// The index of its first game.
     pub(super) first: usize,
     pub(super) bytes: Vec<u8>,

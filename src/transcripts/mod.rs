@@ -41,7 +41,6 @@
 //! Schema generated from [`Transcript`](crate::transcript::Transcript) in `spec/transcript.schema.json`.
 
 mod check;
-mod chunks;
 mod drive;
 mod game;
 mod handler;
@@ -49,7 +48,6 @@ mod kind;
 mod quick;
 mod reader;
 mod scan;
-mod skip;
 mod span;
 
 pub use check::{

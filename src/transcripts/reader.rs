@@ -1,8 +1,8 @@
 // Measured (issue 22, 2026-12-04, load 0.3-1.2, `check_speed` on the
 // bench file with sorted keys, fastest of 10 rounds): reading the header
 // fields that follow `games` from the end of the file
-// (`Top::header_from_end`) takes `--jobs 1` to 59.6 ms against 73.4 ms
-// without it (1.23x), and `--jobs 2` to 32.0 ms against 40.8 ms (1.28x);
+// (`Top::header_from_end`) takes a check to 59.6 ms against 73.4 ms
+// without it (1.23x);
 // sorted keys then cost what the format's own order does. serde reads
 // each game's span (`super::span`); what is hand-written here is the top
 // level, whose fields may come in any order around a `games` too large to
@@ -17,11 +17,10 @@
 //! Fields may come in any order: when `games` comes before some header
 //! field (`profile` may follow it, as with sorted keys), those fields are
 //! read at the end of the file first (`Top::header_from_end`); where they
-//! cannot be, the scan reads on to the end of the object and comes back
-//! (the end of `games` found by threads in pieces: [`super::skip`]); when a
-//! game's `plies` come before its `id` or `start`, the game's span is read
-//! twice. Games can be checked by several threads ([`super::chunks`]), the report
-//! kept in the file's order. Only a few games per thread, the current ply
+//! cannot be, the scan reads on to the end of the object and comes back;
+//! when a game's `plies` come before its `id` or `start`, the game's span
+//! is read twice. Games can be checked by several threads, handed out in
+//! batches ([`super::drive`]), the report kept in the file's order. Only a few games per thread, the current ply
 //! and the results of diverging games are held.
 
 use std::fmt;
@@ -40,7 +39,6 @@ use super::handler::GameHandler;
 use super::kind::open;
 use super::quick;
 use super::scan::{FILE_START, Mark, ScanError, Scanner, Span};
-use super::skip;
 use super::span::{SLICE_MAX, SpanReader, SpanSeed, typed};
 use crate::judge::ReportRules;
 use crate::reporter::{CheckError, InputError, InputErrorKind};
@@ -51,38 +49,15 @@ use crate::transcript::{Engine, TranscriptFormat, VERSION};
 // ---------------------------------------------------------------------------
 
 /// How a transcript is checked.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct Options {
-    /// How many games are checked at once, each by a thread of its own;
-    /// `1` checks them one after the other in the calling thread. The
-    /// report is the same, in the file's order, whatever the number.
-    /// Default: the number of cores.
-    pub jobs: usize,
     /// The input's name in reports and errors (e.g. `-` for standard
     /// input); `None` names it by its path.
     pub name: Option<String>,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            jobs: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-            name: None,
-        }
-    }
-}
-
 impl Options {
-    /// The defaults, with `jobs` games checked at once (at least one).
-    #[must_use]
-    pub fn jobs(jobs: usize) -> Options {
-        Options {
-            jobs: jobs.max(1),
-            ..Options::default()
-        }
-    }
-
     /// These options, naming the input `name` in reports and errors.
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Options {
@@ -214,12 +189,6 @@ pub(super) struct Top {
     games_at: Option<Mark>,
     /// Where each game lies, noted while `games` was skipped.
     noted: Option<Vec<Span>>,
-    /// With how many threads, in pieces of how many bytes, `games` is
-    /// skipped when a header field follows it ([`skip`]), rather than read
-    /// value by value with its games noted.
-    pub(super) sharing: Option<(usize, usize)>,
-    /// It was.
-    pub(super) shared: bool,
     /// Whether a header after `games` is first looked for at the end of
     /// the file ([`Top::header_from_end`]).
     pub(super) try_end: bool,
@@ -251,8 +220,6 @@ impl Top {
             profile: None,
             games_at: None,
             noted: None,
-            sharing: None,
-            shared: false,
             try_end: true,
             from_end: false,
             games_seen: false,
@@ -541,16 +508,7 @@ impl Top {
         }
         let at = self.scan.mark();
         self.games_at = Some(at);
-        let shared = self
-            .sharing
-            .and_then(|(jobs, len)| skip::games_end(&self.path, &self.source, at, jobs, len));
-        match shared {
-            Some(end) => {
-                self.shared = true;
-                self.rescan_from(end)?;
-            }
-            None => self.skip_games()?,
-        }
+        self.skip_games()?;
         Ok(None)
     }
 
@@ -733,26 +691,6 @@ impl Top {
         Ok((span, kept.then_some(from..out.len())))
     }
 
-    /// Passes games `index..index + games`, checked elsewhere, unread:
-    /// `len` bytes from the first byte of the first, holding `lines` line
-    /// breaks (`column` being the column after the last), to the first
-    /// byte of the game after them when `at_next`, else to the end of the
-    /// last.
-    pub(super) fn pass_games(
-        &mut self,
-        index: usize,
-        games: usize,
-        len: u64,
-        lines: u64,
-        column: Option<u64>,
-        at_next: bool,
-    ) -> Result<(), InputError> {
-        self.scan.pass(len, lines, column).map_err(|e| self.io(e))?;
-        self.passed(index + games - 1);
-        self.at_game = at_next;
-        Ok(())
-    }
-
     /// The game at `index` has been read: the next one is after it.
     fn passed(&mut self, index: usize) {
         self.at_game = false;
@@ -816,25 +754,19 @@ impl Top {
 pub(super) type Kept = Option<std::ops::Range<usize>>;
 
 impl Top {
-    /// The next games, with their bytes, as one batch numbered `seq`;
+    /// The next games, with their bytes, as one batch;
     /// `None` once every game has been found. Bad input after some games
     /// of a batch is reported at the next call, once they are checked.
-    /// `room` is a buffer to hold the bytes (one handed back by a thread
-    /// done with its batch, which spares an allocation a batch).
-    pub(super) fn next_batch(
-        &mut self,
-        seq: usize,
-        mut room: Vec<u8>,
-    ) -> Result<Option<Batch>, InputError> {
+    /// `room` is a buffer to hold the bytes.
+    pub(super) fn next_batch(&mut self, mut room: Vec<u8>) -> Result<Option<Batch>, InputError> {
         if let Some(e) = self.late_error.take() {
             return Err(e);
         }
         room.clear();
         if let TopState::Noted { next } = self.state {
-            return self.noted_batch(seq, next, room);
+            return self.noted_batch(next, room);
         }
         let mut batch = Batch {
-            seq,
             first: 0,
             bytes: room,
             games: Vec::new(),
@@ -881,7 +813,7 @@ impl Top {
         stop: &AtomicBool,
     ) -> Result<Option<Outcomes<M>>, InputError> {
         if let TopState::Noted { .. } = self.state {
-            let batch = self.next_batch(0, Vec::new())?;
+            let batch = self.next_batch(Vec::new())?;
             return Ok(batch.map(|batch| check_batch(mode, worker, &batch, stop)));
         }
         if let Some(e) = self.late_error.take() {
@@ -947,12 +879,7 @@ impl Top {
 
 impl Top {
     /// The next batch of noted games, their bytes read in one piece.
-    fn noted_batch(
-        &mut self,
-        seq: usize,
-        next: usize,
-        room: Vec<u8>,
-    ) -> Result<Option<Batch>, InputError> {
+    fn noted_batch(&mut self, next: usize, room: Vec<u8>) -> Result<Option<Batch>, InputError> {
         let spans = self.noted.as_deref().unwrap_or_default();
         let Some(first) = spans.get(next) else {
             self.state = TopState::Done;
@@ -960,7 +887,6 @@ impl Top {
             return Ok(None);
         };
         let mut batch = Batch {
-            seq,
             first: next,
             bytes: room,
             games: Vec::new(),
@@ -1068,8 +994,6 @@ pub(super) trait Mode: Sync {
     fn start<'w>(&'w self, memo: &'w mut ReportRules) -> Self::Game<'w>;
     /// What the game at `index` came to, once read.
     fn outcome(&self, index: usize, game: Self::Game<'_>) -> Self::Outcome;
-    /// `outcome`, made for some index, made for game `index`.
-    fn renumber(&self, outcome: &mut Self::Outcome, index: usize);
 }
 
 /// Reads and checks the game `at` locates.

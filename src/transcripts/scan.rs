@@ -16,7 +16,7 @@
 //! is checked by the JSON parser when it is read from its span, so the
 //! errors are serde_json's, at the right line and column.
 
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 
 /// Where a JSON value lies in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -412,32 +412,6 @@ impl<R: Read> Scanner<R> {
     }
 }
 
-impl<R: Read + Seek> Scanner<R> {
-    /// Passes the next `n` bytes, known to hold `lines` line breaks and to
-    /// end at `column` if they hold any: consumed if they are in the
-    /// buffer, else not read at all.
-    pub(crate) fn pass(&mut self, n: u64, lines: u64, column: Option<u64>) -> io::Result<()> {
-        debug_assert!(self.record.is_none(), "a recording sees every byte");
-        if let Ok(buffered) = usize::try_from(n)
-            && buffered <= self.len - self.pos
-        {
-            self.consume(buffered);
-            return Ok(());
-        }
-        self.at.offset += n;
-        match column {
-            None => self.at.column += n,
-            Some(column) => {
-                self.at.line += lines;
-                self.at.column = column;
-            }
-        }
-        (self.pos, self.len, self.eof) = (0, 0, false);
-        self.inner.seek(SeekFrom::Start(self.at.offset))?;
-        Ok(())
-    }
-}
-
 /// The index of the first quote or backslash in `bytes` from `i` on, or
 /// the length of `bytes`. Eight bytes at a time: strings in a transcript
 /// are a few bytes to a few dozen, too short for memchr to pay.
@@ -612,53 +586,6 @@ mod tests {
         s.bump();
         assert_eq!(s.peek().unwrap(), None);
         assert!(s.window(1).unwrap().is_empty());
-    }
-
-    #[test]
-    fn bytes_passed_unread_leave_the_place_they_would_read() {
-        // Lines of 7 bytes, and a stretch on one line.
-        let mut text: Vec<u8> = (0..BUF * 3)
-            .map(|k| {
-                if k % 7 == 6 {
-                    b'\n'
-                } else {
-                    b'a' + (k % 26) as u8
-                }
-            })
-            .collect();
-        text.extend(b"0123456789".repeat(BUF / 10));
-        let counts = |bytes: &[u8]| {
-            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
-            let column = memchr::memrchr(b'\n', bytes).map(|last| (bytes.len() - last) as u64);
-            (lines, column)
-        };
-        let mut read = Scanner::new(io::Cursor::new(&text), start());
-        let mut passed = Scanner::new(io::Cursor::new(&text), start());
-        let mut at = 0;
-        // Within the buffer, past it, from an empty one, to the end.
-        for n in [
-            3,
-            10,
-            BUF * 2,
-            5,
-            BUF / 2 + 3,
-            text.len() - BUF * 3 - BUF / 2 - 21,
-        ] {
-            for _ in 0..n {
-                read.peek().unwrap();
-                read.bump();
-            }
-            let (lines, column) = counts(&text[at..at + n]);
-            passed.pass(n as u64, lines, column).unwrap();
-            at += n;
-            assert_eq!(passed.mark(), read.mark(), "after {at} bytes");
-            assert_eq!(passed.peek().unwrap(), Some(text[at]), "after {at} bytes");
-        }
-        let rest = text.len() - at;
-        passed
-            .pass(rest as u64, counts(&text[at..]).0, None)
-            .unwrap();
-        assert_eq!(passed.peek().unwrap(), None);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! errors relocated to the file's line, column and path.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::de;
@@ -71,21 +71,6 @@ impl SpanReader {
         self.file
             .read_exact(out)
             .map_err(|e| InputError::read(&self.source, e))
-    }
-
-    /// Reads the `len` bytes from `start` into `out`, or as many as there
-    /// are.
-    pub(super) fn read_upto(
-        &mut self,
-        start: u64,
-        len: usize,
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        self.loaded = None;
-        self.file.seek(SeekFrom::Start(start))?;
-        out.clear();
-        (&mut self.file).take(len as u64).read_to_end(out)?;
-        Ok(())
     }
 
     /// Takes `bytes` as the bytes of `span`, already read by the scan, so

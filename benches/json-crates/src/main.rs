@@ -105,10 +105,10 @@ fn passes<'a>(bytes: &'a [u8], path: &'a Path, profile: Profile) -> Vec<Pass<'a>
             }),
         ),
         (
-            "kpe-check --jobs 1 (scan + quick reader + rules)",
+            "kpe-check (scan + quick reader + rules)",
             Box::new(move || {
                 let summary =
-                    check_transcript_file_with(path, &Options::jobs(1), &mut discard::Discard)
+                    check_transcript_file_with(path, &Options::default(), &mut discard::Discard)
                         .expect("a transcript");
                 assert!(summary.conforms());
                 summary.plies

@@ -3,9 +3,9 @@
 //! order, and those no unit asked read and dropped.
 
 use super::{Engine, Failure, FailureKind};
+use super::{push_request, request_line};
 use crate::judge::Question;
 use crate::live::process::ProcessError;
-use crate::live::quick_write::{push_request, request_line};
 use crate::protocol::{Reply, Request};
 
 impl Engine {
