@@ -9,6 +9,7 @@ use super::class::Class;
 use super::entry;
 use super::file::{self, LayerData, TableError};
 use super::layer::{self, LayerStats};
+use super::memo::Sorted;
 use super::opening::{Known, Opening, Stopped, solve_from};
 use super::opening_file::{self, OpeningFile, OpeningSummary};
 use super::rank::{layer_size, rank};
@@ -202,7 +203,7 @@ impl Known for Loaded {
 }
 
 /// The values of sorted opening entries, on top of loaded layers.
-struct Entries<'a>(&'a Loaded, &'a [u64]);
+struct Entries<'a>(&'a Loaded, &'a Sorted);
 
 impl Known for Entries<'_> {
     fn after_lock(&self, board: &[u8; PITS]) -> Result<i8, TableError> {
@@ -210,11 +211,7 @@ impl Known for Entries<'_> {
     }
 
     fn before_lock(&self, key: u64) -> Result<Option<i8>, TableError> {
-        Ok(self
-            .1
-            .binary_search_by_key(&key, |e| e >> 8)
-            .ok()
-            .map(|i| self.1[i] as u8 as i8))
+        Ok(self.1.get(key))
     }
 }
 
@@ -286,10 +283,10 @@ pub(crate) fn solve_openings_from(
         };
         let summary = summary_of(root, profile, &Entries(&known, &entries))?;
         let summary = OpeningSummary {
-            states: entries.len() as u64,
+            states: entries.len(),
             ..summary
         };
-        let path = opening_file::write(dir, class, profile, &summary, &entries)?;
+        let path = opening_file::write(dir, class, profile, &summary, &|| entries.iter())?;
         let r = OpeningReport {
             profile,
             path,

@@ -32,6 +32,7 @@ mod class;
 mod entry;
 pub mod file;
 mod layer;
+mod memo;
 mod moves;
 mod opening;
 pub mod opening_file;

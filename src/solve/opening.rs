@@ -23,6 +23,7 @@ use crate::profile::Profile;
 use crate::rules;
 
 use super::file::TableError;
+use super::memo::{Memo, Sorted};
 use super::moves::sweep_margin;
 use super::rank::{rank, turn};
 
@@ -159,97 +160,6 @@ impl State {
 /// The most bits a key takes.
 #[cfg(test)]
 const KEY_BITS: u32 = 42;
-
-/// Remembered values: an open-addressing hash table of `u64` slots, each a
-/// key and its value byte (`key << 8 | margin as u8`), 8 bytes a position;
-/// a general map would take twice that and more, and the opening of the
-/// default holds well over a hundred million positions.
-pub(crate) struct Memo {
-    slots: Vec<u64>,
-    len: usize,
-}
-
-/// The memo's slots from the initial position: 2^28, 2 GB, enough for
-/// 201 M positions before it grows.
-const INITIAL_SLOTS: usize = 1 << 28;
-
-/// An empty slot (no key reaches 56 bits).
-const EMPTY: u64 = u64::MAX;
-
-impl Memo {
-    fn new() -> Memo {
-        Memo::with_slots(1 << 12)
-    }
-
-    /// A memo of `slots` slots (a power of two) to start with.
-    fn with_slots(slots: usize) -> Memo {
-        Memo {
-            slots: vec![EMPTY; slots],
-            len: 0,
-        }
-    }
-
-    fn home(&self, key: u64) -> usize {
-        // Fibonacci hashing: the top bits of the product.
-        let bits = self.slots.len().trailing_zeros();
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
-    }
-
-    fn get(&self, key: u64) -> Option<i8> {
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(key);
-        loop {
-            let slot = self.slots[i];
-            if slot == EMPTY {
-                return None;
-            }
-            if slot >> 8 == key {
-                return Some(slot as u8 as i8);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn insert(&mut self, key: u64, margin: i8) {
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
-            self.grow();
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(key);
-        while self.slots[i] != EMPTY {
-            if self.slots[i] >> 8 == key {
-                return;
-            }
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = key << 8 | u64::from(margin as u8);
-        self.len += 1;
-    }
-
-    fn grow(&mut self) {
-        let size = 2 * self.slots.len();
-        let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
-        self.len = 0;
-        for slot in old.into_iter().filter(|&s| s != EMPTY) {
-            self.insert(slot >> 8, slot as u8 as i8);
-        }
-    }
-
-    /// The remembered positions.
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Every entry (`key << 8 | margin as u8`), in key order.
-    pub(crate) fn into_sorted(self) -> Vec<u64> {
-        let mut entries: Vec<u64> = self.slots;
-        entries.retain(|&s| s != EMPTY);
-        entries.shrink_to_fit();
-        entries.sort_unstable();
-        entries
-    }
-}
 
 /// Where the values the opening stands on come from: the table after the
 /// lock, and values already known before it (an opening file).
@@ -414,29 +324,22 @@ impl Opening {
     }
 
     /// The positions remembered, with their values, in key order.
-    pub(crate) fn into_sorted(self) -> Vec<u64> {
+    pub(crate) fn into_sorted(self) -> Sorted {
         self.memo.into_sorted()
     }
 }
 
 /// Solves the opening from `root` under `profile`: the value of every
 /// position before the lock that play from `root` reaches. Returns the
-/// entries (`key << 8 | margin as u8`, in key order) and the time taken.
+/// entries in key order and the time taken.
 pub(crate) fn solve_from(
     root: &Position,
     profile: Profile,
     known: &dyn Known,
     tick: &mut dyn FnMut(u64) -> bool,
-) -> Result<(Vec<u64>, std::time::Duration), Stopped> {
+) -> Result<(Sorted, std::time::Duration), Stopped> {
     let started = Instant::now();
     let mut opening = Opening::new(profile);
-    if root.board_stones() == TOTAL_STONES {
-        // From the initial position: about 1.5e8 positions before the lock
-        // under the default (counted from outside, spec/SOLVE.md). Made
-        // this large at once, the memo never grows, which would hold the
-        // old slots and the new (3 GB) at once.
-        opening.memo = Memo::with_slots(INITIAL_SLOTS);
-    }
     opening.value(root, known, tick)?;
     Ok((opening.into_sorted(), started.elapsed()))
 }
@@ -550,21 +453,6 @@ mod tests {
                 p = rules::play(&p, pit, profile).unwrap().0;
             }
         }
-    }
-
-    #[test]
-    fn the_memo_keeps_every_value_through_growth() {
-        let mut memo = Memo::new();
-        for k in 0..100_000u64 {
-            memo.insert(k * 7919, (k % 49) as i8 - 24);
-        }
-        assert_eq!(memo.len(), 100_000);
-        for k in 0..100_000u64 {
-            assert_eq!(memo.get(k * 7919), Some((k % 49) as i8 - 24));
-        }
-        assert_eq!(memo.get(3), None);
-        let sorted = memo.into_sorted();
-        assert!(sorted.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -55,17 +55,19 @@ pub struct OpeningSummary {
 }
 
 /// Writes an opening file all at once, beside its place and renamed when
-/// complete.
+/// complete. `entries` gives the body's entries in order, each time it is
+/// called (twice: once for the checksum the header holds, once to write
+/// them), so that they need not be held in a second copy.
 ///
 /// # Errors
 ///
 /// [`TableError::Io`] when it cannot be written.
-pub(crate) fn write(
+pub(crate) fn write<I: Iterator<Item = u64>>(
     dir: &Path,
     class: Class,
     profile: Profile,
     summary: &OpeningSummary,
-    entries: &[u64],
+    entries: &dyn Fn() -> I,
 ) -> Result<PathBuf, TableError> {
     let path = opening_path(dir, class, profile);
     let io = |error| TableError::Io {
@@ -74,8 +76,10 @@ pub(crate) fn write(
     };
     fs::create_dir_all(file::class_dir(dir, class)).map_err(io)?;
     let mut sha = Sha256::new();
-    for e in entries {
+    let mut states = 0u64;
+    for e in entries() {
         sha.update(e.to_le_bytes());
+        states += 1;
     }
     let sha: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
     let best: Vec<String> = summary.best.iter().map(ToString::to_string).collect();
@@ -85,12 +89,12 @@ pub(crate) fn write(
         summary.root,
         summary.value,
         best.join(" "),
-        entries.len()
+        states
     );
     let partial = path.with_extension("kpeo.partial");
     let mut out = io::BufWriter::new(fs::File::create(&partial).map_err(io)?);
     out.write_all(header.as_bytes()).map_err(io)?;
-    for e in entries {
+    for e in entries() {
         out.write_all(&e.to_le_bytes()).map_err(io)?;
     }
     out.flush().map_err(io)?;
