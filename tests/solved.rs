@@ -67,6 +67,25 @@ fn every_row_is_a_covered_profile_once_with_a_value_the_rules_allow() {
     }
 }
 
+/// The value of Kpé is stated under every profile a table covers: no row
+/// is missing (spec/SOLVE.md, "What the rows say").
+#[test]
+fn every_covered_profile_has_a_row() {
+    let rows = solved();
+    let missing: Vec<Profile> = covered()
+        .into_iter()
+        .filter(|p| !rows.iter().any(|r| r.profile == *p))
+        .collect();
+    let named: Vec<String> = missing
+        .iter()
+        .map(|p| format!("{} (`{}` computes it)", p.explicit(), command(*p)))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no row in spec/solved.yaml for: {named:#?}"
+    );
+}
+
 #[test]
 fn a_file_of_another_version_or_with_an_unknown_field_is_refused_by_name() {
     let e = kpe::solve::parse_solved("version: 2\nrows: []\n").unwrap_err();
