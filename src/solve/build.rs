@@ -286,7 +286,7 @@ pub(crate) fn solve_openings_from(
             states: entries.len(),
             ..summary
         };
-        let path = opening_file::write(dir, class, profile, &summary, &|| entries.iter())?;
+        let path = opening_file::write(dir, class, profile, &summary, || entries.iter())?;
         let r = OpeningReport {
             profile,
             path,

@@ -67,7 +67,7 @@ pub(crate) fn write<I: Iterator<Item = u64>>(
     class: Class,
     profile: Profile,
     summary: &OpeningSummary,
-    entries: &dyn Fn() -> I,
+    entries: impl Fn() -> I,
 ) -> Result<PathBuf, TableError> {
     let path = opening_path(dir, class, profile);
     let io = |error| TableError::Io {
