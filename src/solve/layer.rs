@@ -199,9 +199,15 @@ pub(crate) fn solve(
     let words = moves_out(stones, n, profile, below, progress);
     let forward = started.elapsed();
     let started = Instant::now();
+    // Each state's best move out, apart from the words, so that finding a
+    // threshold's seeds reads a byte a state, not a word.
+    let best: Vec<i8> = words
+        .par_iter()
+        .map(|w| Word(w.load(Relaxed)).best())
+        .collect();
     let mut max_round = 0u32;
     for t in (0..=stones as i8).rev().step_by(2) {
-        let mut frontier = seeds(&words, t);
+        let mut frontier = seeds(&words, &best, t, t == stones as i8);
         let mut round = 0;
         while !frontier.is_empty() {
             round += 1;
@@ -238,66 +244,85 @@ fn moves_out(
     below: &[Option<Vec<u8>>],
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<AtomicU64> {
-    (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .flat_map_iter(|c| {
-            let start = c * CHUNK;
-            let len = CHUNK.min(n - start);
-            let mut board = unrank(stones, start as u64).expect("in the layer");
-            let mut chunk = Vec::with_capacity(len);
-            for k in 0..len {
-                if k > 0 {
-                    next(&mut board);
-                }
-                let (mut best, mut quiet) = (NO_EXIT, 0u8);
-                steps(&board, profile, |step| match step {
-                    Step::End(margin) => best = margin,
-                    Step::Quiet { .. } => quiet += 1,
-                    Step::Capture {
-                        stones: taken,
-                        child,
-                        ..
-                    } => {
-                        let layer = below[usize::from(stones - taken)]
-                            .as_ref()
-                            .expect("the layers below are solved first");
-                        let child_value = entry::margin(layer[rank(&child) as usize]);
-                        best = best.max(taken as i8 - child_value);
-                    }
-                });
-                chunk.push(AtomicU64::new(Word::new(best, quiet).0));
+    // Made in place, chunk by chunk, with no second copy of the words.
+    let words: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    words.par_chunks(CHUNK).enumerate().for_each(|(c, chunk)| {
+        let mut board = unrank(stones, (c * CHUNK) as u64).expect("in the layer");
+        for (k, word) in chunk.iter().enumerate() {
+            if k > 0 {
+                next(&mut board);
             }
-            progress(len as u64);
-            chunk
-        })
-        .collect()
+            let (mut best, mut quiet) = (NO_EXIT, 0u8);
+            steps(&board, profile, |step| match step {
+                Step::End(margin) => best = margin,
+                Step::Quiet { .. } => quiet += 1,
+                Step::Capture {
+                    stones: taken,
+                    child,
+                    ..
+                } => {
+                    let layer = below[usize::from(stones - taken)]
+                        .as_ref()
+                        .expect("the layers below are solved first");
+                    let child_value = entry::margin(layer[rank(&child) as usize]);
+                    best = best.max(taken as i8 - child_value);
+                }
+            });
+            word.store(Word::new(best, quiet).0, Relaxed);
+        }
+        progress(chunk.len() as u64);
+    });
+    words
 }
 
 /// The seeds of threshold `t`, marked in `words`: states with a move out
 /// worth `t` (won), and states with no quiet move left and nothing better
-/// than `-t` out (lost, flagged with [`LOSE_BIT`]).
-fn seeds(words: &[AtomicU64], t: i8) -> Vec<u32> {
-    (0..words.len())
-        .into_par_iter()
-        .with_min_len(CHUNK)
-        .flat_map_iter(|i| {
-            let mut w = Word(words[i].load(Relaxed));
-            let won = w.win() == OUT && w.best() != NO_EXIT && w.best() >= t;
-            if won {
-                w = w.with_win(mark(t, 0));
+/// than `-t` out (lost, flagged with [`LOSE_BIT`]). `top` says `t` is the
+/// first threshold.
+///
+/// Only the states whose best move out (`best`) first reaches `t`, or
+/// first falls to `-t`, at this threshold are looked at. A state whose
+/// best move out reached it at a higher threshold was marked won then, or
+/// lost then if it had no quiet move left; if its last quiet move was told
+/// later, [`tell_one`] marked it lost at once, as it checks the same bound.
+fn seeds(words: &[AtomicU64], best: &[i8], t: i8, top: bool) -> Vec<u32> {
+    best.par_chunks(CHUNK)
+        .enumerate()
+        .flat_map_iter(|(c, chunk)| {
+            let mut seeds = Vec::new();
+            for (k, &b) in chunk.iter().enumerate() {
+                let first = if top {
+                    b >= t || b <= -t
+                } else {
+                    // Thresholds fall by 2.
+                    b == t || b == t + 1 || b == -t || b == -t - 1
+                };
+                if !first {
+                    continue;
+                }
+                let i = c * CHUNK + k;
+                let mut w = Word(words[i].load(Relaxed));
+                let won = w.win() == OUT && w.best() != NO_EXIT && w.best() >= t;
+                if won {
+                    w = w.with_win(mark(t, 0));
+                }
+                let lost = w.lose() == OUT && w.remaining() == 0 && w.exits_at_most(t);
+                if lost {
+                    w = w.with_lose(mark(t, 0));
+                }
+                if won || lost {
+                    words[i].store(w.0, Relaxed);
+                }
+                // Both only at t = 0, for an end or a move out worth 0.
+                let i = i as u32;
+                if won {
+                    seeds.push(i);
+                }
+                if lost {
+                    seeds.push(i | LOSE_BIT);
+                }
             }
-            let lost = w.lose() == OUT && w.remaining() == 0 && w.exits_at_most(t);
-            if lost {
-                w = w.with_lose(mark(t, 0));
-            }
-            if won || lost {
-                words[i].store(w.0, Relaxed);
-            }
-            // Both only at t = 0, for an end or a move out worth 0.
-            let i = i as u32;
-            won.then_some(i)
-                .into_iter()
-                .chain(lost.then_some(i | LOSE_BIT))
+            seeds
         })
         .collect()
 }
@@ -340,7 +365,7 @@ fn expand(
                 tells
             })
             .collect();
-        tells.par_sort_unstable();
+        rdst::RadixSort::radix_sort_unstable(&mut tells);
         joined.par_extend(tells.par_chunks(TELL_CHUNK).flat_map_iter(|chunk| {
             let mut joined = Vec::new();
             for &tell in chunk {
