@@ -17,6 +17,8 @@
 use std::cmp::Reverse;
 use std::time::Instant;
 
+use arrayvec::ArrayVec;
+
 use crate::board::{PITS, Player, ROW, TOTAL_STONES};
 use crate::position::Position;
 use crate::profile::Profile;
@@ -181,36 +183,23 @@ pub(crate) trait Known {
     }
 }
 
-/// One position on the search's stack: its moves, the next to try, the
-/// best margin so far and the captures of the move being valued.
-struct Frame {
-    state: State,
-    position: Position,
-    moves: rules::Moves,
-    next: usize,
-    best: i8,
+/// One move of a position on the search's stack: its captures, the state
+/// it leads to, and that state's value if it was known when the position
+/// was put on the stack.
+#[derive(Clone, Copy)]
+struct Child {
     captured: i8,
+    state: State,
+    known: Option<i8>,
 }
 
-impl Frame {
-    fn new(state: State, profile: Profile) -> Frame {
-        let position = state.position();
-        let moves = rules::legal_moves(&position, profile);
-        // No move: the game is over and the sweep decides (END-1, END-2).
-        let best = if moves.is_empty() {
-            sweep_margin(&state.board)
-        } else {
-            i8::MIN
-        };
-        Frame {
-            state,
-            position,
-            moves,
-            next: 0,
-            best,
-            captured: 0,
-        }
-    }
+/// One position on the search's stack: its moves, the next to try and the
+/// best margin so far.
+struct Frame {
+    state: State,
+    children: ArrayVec<Child, 4>,
+    next: usize,
+    best: i8,
 }
 
 /// Why a search stopped before its value.
@@ -286,10 +275,10 @@ impl Opening {
         if let Some(v) = self.known(root, known)? {
             return Ok(v);
         }
-        let mut stack = vec![Frame::new(root, self.profile)];
+        let mut stack = vec![self.frame(root, known)?];
         loop {
             let frame = stack.last_mut().expect("the stack ends with the root");
-            if frame.next == frame.moves.len() {
+            if frame.next == frame.children.len() {
                 // Every move valued: the best is this position's value.
                 let (state, value) = (frame.state, frame.best);
                 self.memo.insert(state.key(), value);
@@ -301,26 +290,64 @@ impl Opening {
                 let Some(parent) = stack.last_mut() else {
                     return Ok(value);
                 };
-                parent.best = parent.best.max(parent.captured - value);
+                let captured = parent.children[parent.next].captured;
+                parent.best = parent.best.max(captured - value);
                 parent.next += 1;
                 continue;
             }
-            let pit = frame.moves[frame.next];
-            let (after, report) = rules::apply(&frame.position, pit, self.profile);
-            // At most 16 stones.
-            let captured = report.captured() as i8;
-            let child = State::of(&after);
-            match self.known(child, known)? {
+            let child = frame.children[frame.next];
+            // A move's state unknown when the frame was made may have been
+            // valued since, in the search below an earlier move.
+            let value = match child.known {
+                Some(v) => Some(v),
+                None => self.known(child.state, known)?,
+            };
+            match value {
                 Some(v) => {
-                    frame.best = frame.best.max(captured - v);
+                    frame.best = frame.best.max(child.captured - v);
                     frame.next += 1;
                 }
                 None => {
-                    frame.captured = captured;
-                    stack.push(Frame::new(child, self.profile));
+                    let next = self.frame(child.state, known)?;
+                    stack.push(next);
                 }
             }
         }
+    }
+
+    /// The frame of `state`: each legal move played, and the value of the
+    /// state it leads to looked up, all before any is searched. The
+    /// lookups are what the search spends its time on, in memory too large
+    /// for the caches; made together they wait for memory together.
+    fn frame(&self, state: State, known: &dyn Known) -> Result<Frame, TableError> {
+        let position = state.position();
+        let moves = rules::legal_moves(&position, self.profile);
+        // No move: the game is over and the sweep decides (END-1, END-2).
+        let best = if moves.is_empty() {
+            sweep_margin(&state.board)
+        } else {
+            i8::MIN
+        };
+        let mut children = ArrayVec::new();
+        for pit in moves {
+            let (after, report) = rules::apply(&position, pit, self.profile);
+            let child = State::of(&after);
+            children.push(Child {
+                // At most 16 stones.
+                captured: report.captured() as i8,
+                state: child,
+                known: None,
+            });
+        }
+        for child in &mut children {
+            child.known = self.known(child.state, known)?;
+        }
+        Ok(Frame {
+            state,
+            children,
+            next: 0,
+            best,
+        })
     }
 
     /// The positions remembered, with their values, in key order.
