@@ -14,6 +14,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::class::Class;
@@ -258,11 +259,11 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn body(data: &LayerData) -> Vec<u8> {
-    data.values
-        .iter()
-        .zip(&data.depths)
-        .flat_map(|(&v, &d)| entry::pack(v, d).to_le_bytes())
-        .collect()
+    let mut body = vec![0u8; 2 * data.values.len()];
+    body.par_chunks_mut(2)
+        .zip(data.values.par_iter().zip(&data.depths))
+        .for_each(|(out, (&v, &d))| out.copy_from_slice(&entry::pack(v, d).to_le_bytes()));
+    body
 }
 
 /// Writes a layer file, all at once: to a `.partial` file first, renamed

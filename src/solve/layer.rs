@@ -427,15 +427,29 @@ fn entries(words: Vec<AtomicU64>) -> (Vec<u8>, Vec<u16>) {
 
 /// Counts the layer's won, lost, level, endless and depth-saturated states.
 fn count(stats: &mut LayerStats, values: &[u8], depths: &[u16]) {
-    for (&v, &d) in values.iter().zip(depths) {
-        match (entry::margin(v).signum(), entry::endless(v)) {
-            (1, _) => stats.won += 1,
-            (-1, _) => stats.lost += 1,
-            (_, true) => stats.endless += 1,
-            _ => stats.level += 1,
-        }
-        if d >= entry::DEPTH_MAX && !entry::endless(v) {
-            stats.saturated += 1;
-        }
-    }
+    let [won, lost, level, endless, saturated] = values
+        .par_iter()
+        .zip(depths)
+        .fold(
+            || [0u64; 5],
+            |mut counts, (&v, &d)| {
+                let kind = match (entry::margin(v).signum(), entry::endless(v)) {
+                    (1, _) => 0,
+                    (-1, _) => 1,
+                    (_, true) => 3,
+                    _ => 2,
+                };
+                counts[kind] += 1;
+                if d >= entry::DEPTH_MAX && !entry::endless(v) {
+                    counts[4] += 1;
+                }
+                counts
+            },
+        )
+        .reduce(|| [0u64; 5], |a, b| std::array::from_fn(|i| a[i] + b[i]));
+    stats.won += won;
+    stats.lost += lost;
+    stats.level += level;
+    stats.endless += endless;
+    stats.saturated += saturated;
 }
