@@ -197,7 +197,7 @@ struct Child {
 /// best margin so far.
 struct Frame {
     state: State,
-    children: ArrayVec<Child, 4>,
+    children: ArrayVec<Child, ROW>,
     next: usize,
     best: i8,
 }
